@@ -1,0 +1,152 @@
+//! Builds every wasm guest in the workspace for `wasm32-wasip2` during the normal `cargo build`.
+//!
+//! The host's own components (schema validator, MCP output parser) are embedded with
+//! `include_bytes!`; the fixture components' paths are handed to tests and the demo through
+//! `EARSHOT_FIXTURE_*` environment variables. Each guest is built in its own nested cargo run
+//! (so that guest-sdk features are not unified across worlds) into `<target>/guests`, with the
+//! outer build's flags removed so that host-only settings never leak into a wasm build.
+
+use std::env;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// (package, wasm file stem, role). Role `host` is embedded; role `fixture` is exposed as a path.
+const GUESTS: &[(&str, &str, &str)] = &[
+    (
+        "earshot-schema-validator",
+        "earshot_schema_validator",
+        "host",
+    ),
+    ("earshot-mcp-output", "earshot_mcp_output", "host"),
+    ("hello-tool", "hello_tool", "fixture"),
+    ("hostile-tool", "hostile_tool", "fixture"),
+];
+
+const TARGET: &str = "wasm32-wasip2";
+
+/// Variables from the outer build that must not reach the nested wasm build.
+const SCRUBBED_ENV: &[&str] = &[
+    "CARGO_ENCODED_RUSTFLAGS",
+    "RUSTFLAGS",
+    "CARGO_TARGET_DIR",
+    "CARGO_BUILD_TARGET",
+    "CARGO_BUILD_RUSTFLAGS",
+    "RUSTC_WRAPPER",
+    "RUSTC_WORKSPACE_WRAPPER",
+    "CARGO_LLVM_COV",
+    "CARGO_INCREMENTAL",
+];
+
+fn main() {
+    let manifest_dir =
+        PathBuf::from(env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"));
+    let workspace = manifest_dir
+        .parent()
+        .expect("host/ sits in the workspace root")
+        .to_path_buf();
+    let out_dir = PathBuf::from(env::var("OUT_DIR").expect("cargo sets OUT_DIR"));
+
+    for watched in [
+        "wit",
+        "guest-sdk",
+        "host/guests",
+        "fixtures/components",
+        "Cargo.lock",
+    ] {
+        println!(
+            "cargo:rerun-if-changed={}",
+            workspace.join(watched).display()
+        );
+    }
+
+    require_wasm_target();
+
+    // OUT_DIR is <target>/<profile>/build/<pkg>-<hash>/out; guests share <target>/guests so that
+    // debug, release and clippy builds reuse one guest build.
+    let guest_target_dir = out_dir
+        .ancestors()
+        .nth(4)
+        .map(|target| target.join("guests"))
+        .unwrap_or_else(|| out_dir.join("guests"));
+
+    for (package, stem, role) in GUESTS {
+        build_guest(&workspace, &guest_target_dir, package);
+        let built = guest_target_dir
+            .join(TARGET)
+            .join("guest")
+            .join(format!("{stem}.wasm"));
+        let copied = out_dir.join(format!("{stem}.wasm"));
+        std::fs::copy(&built, &copied).unwrap_or_else(|error| {
+            panic!(
+                "could not copy {} to {}: {error}",
+                built.display(),
+                copied.display()
+            )
+        });
+        if *role == "fixture" {
+            println!(
+                "cargo:rustc-env=EARSHOT_FIXTURE_{}_WASM={}",
+                stem.to_uppercase(),
+                copied.display()
+            );
+        }
+    }
+}
+
+/// Fails the build with the exact command to run when the wasm32-wasip2 standard library is missing.
+fn require_wasm_target() {
+    let rustc = env::var("RUSTC").unwrap_or_else(|_| "rustc".into());
+    let sysroot = Command::new(&rustc)
+        .args(["--print", "sysroot"])
+        .output()
+        .ok()
+        .filter(|output| output.status.success())
+        .map(|output| PathBuf::from(String::from_utf8_lossy(&output.stdout).trim()));
+    let installed = sysroot
+        .as_deref()
+        .map(|root| root.join("lib/rustlib").join(TARGET).is_dir())
+        .unwrap_or(false);
+    if !installed {
+        panic!(
+            "\n\nthe {TARGET} target is not installed, and earshot-host builds its sandboxed components for it.\n\
+             run: rustup target add {TARGET}\n\n"
+        );
+    }
+}
+
+fn build_guest(workspace: &Path, target_dir: &Path, package: &str) {
+    let cargo = env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let mut command = Command::new(cargo);
+    command
+        .current_dir(workspace)
+        .args([
+            "build",
+            "--quiet",
+            "--profile",
+            "guest",
+            "--target",
+            TARGET,
+            "--package",
+            package,
+        ])
+        .arg("--manifest-path")
+        .arg(workspace.join("Cargo.toml"))
+        .arg("--target-dir")
+        .arg(target_dir);
+    for name in SCRUBBED_ENV {
+        command.env_remove(name);
+    }
+    for (name, _) in env::vars() {
+        if name.starts_with("CARGO_PROFILE_") {
+            command.env_remove(name);
+        }
+    }
+    // The child's stdout must not reach cargo, which reads `cargo:` lines from a build script's stdout.
+    command.stdout(std::process::Stdio::from(std::io::stderr()));
+    let status = command.status().unwrap_or_else(|error| {
+        panic!("could not run cargo to build the {package} component: {error}")
+    });
+    if !status.success() {
+        panic!("building the {package} component for {TARGET} failed; its errors are above");
+    }
+}

@@ -1,0 +1,172 @@
+//! The mcp-output sandbox: untrusted MCP `CallToolResult` JSON in, the host's tool output out.
+
+use std::sync::Mutex;
+
+use super::bindings::mcp_output::McpOutput as OutputWorld;
+use super::bindings::mcp_output::exports::earshot::plugin::normalise::Limits as WitLimits;
+use super::cache::ComponentCache;
+use super::engine::SandboxEngine;
+use super::error::SandboxError;
+use super::limits::SandboxLimits;
+use super::runner::Runner;
+
+/// The parser component, built from `host/guests/mcp-output` during the build.
+const OUTPUT_WASM: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/earshot_mcp_output.wasm"));
+
+/// The component's name in errors.
+pub const OUTPUT_COMPONENT: &str = "mcp-output";
+
+/// Bounds on one result.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OutputLimits {
+    /// Characters of output kept (the rest is cut, with a note).
+    pub max_output_chars: u32,
+    /// Bytes of input accepted.
+    pub max_input_bytes: u32,
+}
+
+impl Default for OutputLimits {
+    /// 25,000 characters out, 16 MiB in.
+    fn default() -> Self {
+        OutputLimits {
+            max_output_chars: 25_000,
+            max_input_bytes: 16 << 20,
+        }
+    }
+}
+
+/// A binary part of a result, kept aside.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Attachment {
+    /// `image`, `audio` or `resource`.
+    pub kind: String,
+    /// Declared MIME type (empty when none).
+    pub mime_type: String,
+    /// Decoded size in bytes.
+    pub size: u64,
+    /// The base64 data as sent.
+    pub data_base64: String,
+    /// The resource URI, for resources.
+    pub uri: Option<String>,
+}
+
+/// A normalised MCP result.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NormalisedOutput {
+    /// The text for the model.
+    pub output: String,
+    /// The server said `isError`, or the result broke the tool's `outputSchema`.
+    pub is_error: bool,
+    /// Binary parts, in order.
+    pub attachments: Vec<Attachment>,
+    /// `structuredContent` as JSON text, when present.
+    pub structured_content: Option<String>,
+    /// Characters cut from `output`.
+    pub truncated_chars: u64,
+}
+
+/// Why a result could not be normalised.
+#[derive(Debug, thiserror::Error)]
+pub enum OutputError {
+    /// The result is not a usable `CallToolResult`; the string says why.
+    #[error("the server's result is malformed: {0}")]
+    Malformed(String),
+    /// The sandbox failed.
+    #[error(transparent)]
+    Sandbox(#[from] SandboxError),
+}
+
+/// Normalises MCP results inside the mcp-output component.
+pub struct McpOutputParser {
+    runner: Mutex<Runner<OutputWorld>>,
+    limits: OutputLimits,
+}
+
+impl McpOutputParser {
+    /// Loads the parser component (from `cache` when possible) with default limits.
+    ///
+    /// # Errors
+    /// A [`SandboxError`] if the embedded component cannot be compiled or instantiated.
+    pub fn new(engine: &SandboxEngine, cache: &ComponentCache) -> Result<Self, SandboxError> {
+        Self::with_limits(
+            engine,
+            cache,
+            OutputLimits::default(),
+            SandboxLimits::OUTPUT_PARSER,
+        )
+    }
+
+    /// Loads the parser component with explicit output and sandbox limits.
+    ///
+    /// # Errors
+    /// As [`McpOutputParser::new`].
+    pub fn with_limits(
+        engine: &SandboxEngine,
+        cache: &ComponentCache,
+        limits: OutputLimits,
+        sandbox: SandboxLimits,
+    ) -> Result<Self, SandboxError> {
+        let (component, _) = cache.load(engine, OUTPUT_COMPONENT, OUTPUT_WASM)?;
+        let mut runner = Runner::<OutputWorld>::new(engine, OUTPUT_COMPONENT, &component, sandbox)?;
+        runner.ensure_live()?;
+        Ok(McpOutputParser {
+            runner: Mutex::new(runner),
+            limits,
+        })
+    }
+
+    /// Normalises `result_json`; when the tool declared `output_schema`, `structuredContent` is
+    /// checked against it.
+    ///
+    /// # Errors
+    /// [`OutputError::Malformed`] for input over the size limit, non-JSON, or not a
+    /// `CallToolResult`; [`OutputError::Sandbox`] if the parser itself failed.
+    pub fn normalise(
+        &self,
+        result_json: &str,
+        output_schema: Option<&str>,
+    ) -> Result<NormalisedOutput, OutputError> {
+        // Checked here as well as in the guest, so that an oversized result is never copied in.
+        if result_json.len() as u64 > u64::from(self.limits.max_input_bytes) {
+            return Err(OutputError::Malformed(format!(
+                "the result is {} bytes, over the limit of {} bytes",
+                result_json.len(),
+                self.limits.max_input_bytes
+            )));
+        }
+        let limits = WitLimits {
+            max_output_chars: self.limits.max_output_chars,
+            max_input_bytes: self.limits.max_input_bytes,
+        };
+        let mut runner = self
+            .runner
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        let result = runner.call(|world, store| {
+            world.earshot_plugin_normalise().call_normalise(
+                store,
+                result_json,
+                output_schema,
+                limits,
+            )
+        })?;
+        let result = result.map_err(OutputError::Malformed)?;
+        Ok(NormalisedOutput {
+            output: result.output,
+            is_error: result.is_error,
+            attachments: result
+                .attachments
+                .into_iter()
+                .map(|a| Attachment {
+                    kind: a.kind,
+                    mime_type: a.mime_type,
+                    size: a.size,
+                    data_base64: a.data_base64,
+                    uri: a.uri,
+                })
+                .collect(),
+            structured_content: result.structured_content,
+            truncated_chars: result.truncated_chars,
+        })
+    }
+}

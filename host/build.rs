@@ -1,8 +1,8 @@
 //! Builds every wasm guest in the workspace for `wasm32-wasip2` during the normal `cargo build`.
 //!
 //! The host's own components (schema validator, MCP output parser) are embedded with
-//! `include_bytes!`; the fixture components' paths are handed to tests and the demo through
-//! `EARSHOT_FIXTURE_*` environment variables. Each guest is built in its own nested cargo run
+//! `include_bytes!`; every guest's path is handed to tests, benchmarks and the demo through an
+//! `EARSHOT_GUEST_<STEM>_WASM` environment variable. Each guest is built in its own nested cargo run
 //! (so that guest-sdk features are not unified across worlds) into `<target>/guests`, with the
 //! outer build's flags removed so that host-only settings never leak into a wasm build.
 
@@ -10,16 +10,12 @@ use std::env;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// (package, wasm file stem, role). Role `host` is embedded; role `fixture` is exposed as a path.
-const GUESTS: &[(&str, &str, &str)] = &[
-    (
-        "earshot-schema-validator",
-        "earshot_schema_validator",
-        "host",
-    ),
-    ("earshot-mcp-output", "earshot_mcp_output", "host"),
-    ("hello-tool", "hello_tool", "fixture"),
-    ("hostile-tool", "hostile_tool", "fixture"),
+/// (package, wasm file stem). The host embeds the first two; the others are test fixtures.
+const GUESTS: &[(&str, &str)] = &[
+    ("earshot-schema-validator", "earshot_schema_validator"),
+    ("earshot-mcp-output", "earshot_mcp_output"),
+    ("hello-tool", "hello_tool"),
+    ("hostile-tool", "hostile_tool"),
 ];
 
 const TARGET: &str = "wasm32-wasip2";
@@ -69,7 +65,7 @@ fn main() {
         .map(|target| target.join("guests"))
         .unwrap_or_else(|| out_dir.join("guests"));
 
-    for (package, stem, role) in GUESTS {
+    for (package, stem) in GUESTS {
         build_guest(&workspace, &guest_target_dir, package);
         let built = guest_target_dir
             .join(TARGET)
@@ -83,13 +79,12 @@ fn main() {
                 copied.display()
             )
         });
-        if *role == "fixture" {
-            println!(
-                "cargo:rustc-env=EARSHOT_FIXTURE_{}_WASM={}",
-                stem.to_uppercase(),
-                copied.display()
-            );
-        }
+        // Tests, benchmarks and the demo find every built guest through these.
+        println!(
+            "cargo:rustc-env=EARSHOT_GUEST_{}_WASM={}",
+            stem.to_uppercase(),
+            copied.display()
+        );
     }
 }
 

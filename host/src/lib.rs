@@ -2,12 +2,23 @@
 //!
 //! It loads everything that adds tools (MCP servers, TypeScript/JavaScript extensions, sandboxed
 //! WebAssembly components), gives every tool one namespaced name, and sends every call through
-//! one permission gate. This crate currently provides the foundation the loaders stand on:
+//! one permission gate.
 //!
-//! * [`sandbox`] — the wasm sandboxes: the schema validator, the MCP output parser, and
-//!   third-party tool components, each with no capabilities and bounded memory and CPU.
+//! * [`gate`] — THE GATE: rules, decisions, prompters.
+//! * [`settings`] — the settings layers, the project, safe edits.
+//! * [`trust`] — trust records a repository cannot forge.
+//! * [`sources`] — what each loader would load, found without loading it.
+//! * [`names`] — source names, namespaced tool names, model-facing aliases.
+//! * [`mcp`] — MCP server configuration.
+//! * [`sandbox`] — the wasm sandboxes: schema validator, MCP output parser, tool components.
 //! * [`paths`] — where the user's files live.
 #![deny(missing_docs)]
 
+pub mod gate;
+pub mod mcp;
+pub mod names;
 pub mod paths;
 pub mod sandbox;
+pub mod settings;
+pub mod sources;
+pub mod trust;

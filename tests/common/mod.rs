@@ -26,9 +26,16 @@ pub fn temp_cache() -> (tempfile::TempDir, ComponentCache) {
     (dir, cache)
 }
 
+/// One compiled-component cache per test process, in a temp dir removed at exit, so that only the
+/// first sandbox in a test binary pays for compilation.
+pub fn shared_cache() -> ComponentCache {
+    static DIR: std::sync::OnceLock<tempfile::TempDir> = std::sync::OnceLock::new();
+    let dir = DIR.get_or_init(|| tempfile::tempdir().expect("temp dir"));
+    ComponentCache::in_dir(dir.path().join("components"))
+}
+
 /// Loads a built component file as a tool component.
 pub fn load_tool(name: &str, path: &str, limits: SandboxLimits) -> ToolComponent {
     let bytes = std::fs::read(path).expect("built component");
-    let (_dir, cache) = temp_cache();
-    ToolComponent::load(&SandboxEngine::shared(), &cache, name, &bytes, limits).expect("component loads")
+    ToolComponent::load(&SandboxEngine::shared(), &shared_cache(), name, &bytes, limits).expect("component loads")
 }

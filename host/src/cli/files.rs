@@ -1,0 +1,155 @@
+//! `earshot extensions …` and `earshot plugins …`: sources that are files in a folder.
+
+use clap::Subcommand;
+use serde_json::json;
+
+use earshot_host::names::SourceKind;
+use earshot_host::sources::{
+    FoundFile, Scope, admission, extension_digest, find_component, find_components, find_extension, find_extensions,
+};
+use earshot_host::trust::{TrustState, digest_of, record_trust, remove_trust};
+
+use super::{CommandResult, Context, Failure, exit, output};
+
+#[derive(Debug, Subcommand)]
+pub(crate) enum FilesCommand {
+    /// Every one found, with its scope, path and state. Imports and runs nothing.
+    List {
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Trust a project one as it is now, so that it loads.
+    Trust {
+        /// Its name (the file stem).
+        name: String,
+    },
+    /// Remove the trust record of a project one.
+    Untrust {
+        /// Its name (the file stem).
+        name: String,
+    },
+}
+
+pub(crate) fn run(context: &Context, kind: SourceKind, command: FilesCommand) -> CommandResult {
+    match command {
+        FilesCommand::List { json } => list(context, kind, json),
+        FilesCommand::Trust { name } => trust(context, kind, &name),
+        FilesCommand::Untrust { name } => untrust(context, kind, &name),
+    }
+}
+
+fn found(context: &Context, kind: SourceKind) -> Vec<FoundFile> {
+    match kind {
+        SourceKind::Extension => find_extensions(&context.settings),
+        _ => find_components(&context.settings),
+    }
+}
+
+/// The digest a trust record for this file binds to.
+pub(crate) fn file_digest(file: &FoundFile) -> Result<String, String> {
+    match file.kind {
+        SourceKind::Extension => extension_digest(&file.path),
+        _ => std::fs::read(&file.path)
+            .map(|bytes| digest_of(&bytes))
+            .map_err(|error| format!("cannot read {}: {error}", file.path.display())),
+    }
+}
+
+/// The state of a found file, as `list` shows it.
+pub(crate) fn file_state(context: &Context, file: &FoundFile, shadowed: bool) -> (String, Option<TrustState>) {
+    if let Some(problem) = &file.name_problem {
+        return (format!("invalid name: {problem}"), None);
+    }
+    if shadowed {
+        return (format!("shadowed by the user {} of the same name", file.kind.noun()), None);
+    }
+    match file_digest(file) {
+        Err(reason) => (format!("failed: {reason}"), None),
+        Ok(digest) => {
+            let state = admission(&context.settings, file.kind, &file.name, file.scope, &digest);
+            let text = if state.is_trusted() {
+                if file.scope.needs_trust() { "trusted".to_string() } else { "loads (your own file)".to_string() }
+            } else {
+                state.explain(file.kind, &file.name)
+            };
+            (text, Some(state))
+        }
+    }
+}
+
+fn list(context: &Context, kind: SourceKind, as_json: bool) -> CommandResult {
+    let files = found(context, kind);
+    let user_names: Vec<String> = files.iter().filter(|f| f.scope == Scope::User).map(|f| f.name.clone()).collect();
+    let rows: Vec<(FoundFile, String, Option<TrustState>)> = files
+        .into_iter()
+        .map(|file| {
+            let shadowed = file.scope == Scope::Project && user_names.contains(&file.name);
+            let (text, state) = file_state(context, &file, shadowed);
+            (file, text, state)
+        })
+        .collect();
+    if as_json {
+        let items: Vec<_> = rows
+            .iter()
+            .map(|(file, text, state)| {
+                json!({"name": file.name, "scope": file.scope, "path": file.path, "state": text, "trust": state})
+            })
+            .collect();
+        output::json(&json!({ kind.cli_noun(): items }));
+        return Ok(exit::OK);
+    }
+    if rows.is_empty() {
+        let place = match kind {
+            SourceKind::Extension => ".earshot/extensions/ or the extensions/ folder of your config dir",
+            _ => ".earshot/plugins/ or the plugins/ folder of your config dir",
+        };
+        println!("no {} found in {place}", kind.cli_noun());
+        return Ok(exit::OK);
+    }
+    let table: Vec<Vec<String>> = rows
+        .iter()
+        .map(|(file, text, _)| vec![file.name.clone(), file.scope.as_str().to_string(), file.path.display().to_string(), text.clone()])
+        .collect();
+    output::table(&["NAME", "SCOPE", "PATH", "STATE"], &table);
+    Ok(exit::OK)
+}
+
+fn lookup(context: &Context, kind: SourceKind, name: &str) -> Result<FoundFile, Failure> {
+    let file = match kind {
+        SourceKind::Extension => find_extension(&context.settings, name),
+        _ => find_component(&context.settings, name),
+    };
+    file.ok_or_else(|| {
+        Failure::new(format!("no {} named \"{name}\" in this project", kind.noun()))
+            .hint(format!("`earshot {} list` shows what is there", kind.cli_noun()))
+    })
+}
+
+fn trust(context: &Context, kind: SourceKind, name: &str) -> CommandResult {
+    let file = lookup(context, kind, name)?;
+    if let Some(problem) = &file.name_problem {
+        return Err(Failure::new(format!("{} \"{name}\" cannot load: invalid name: {problem}", kind.noun())).hint("rename the file"));
+    }
+    if !file.scope.needs_trust() {
+        return Err(Failure::new(format!(
+            "{} \"{name}\" is in your own config dir ({}) and loads without trust",
+            kind.noun(),
+            file.path.display()
+        )));
+    }
+    let digest = file_digest(&file).map_err(Failure::new)?;
+    record_trust(&context.settings, kind, name, &digest).map_err(|error| Failure::new(error.to_string()))?;
+    println!("trusted {} \"{name}\" ({}) as it is now; a change to it lapses the trust", kind.noun(), file.path.display());
+    Ok(exit::OK)
+}
+
+fn untrust(context: &Context, kind: SourceKind, name: &str) -> CommandResult {
+    let removed = remove_trust(&context.settings, kind, name).map_err(|error| Failure::new(error.to_string()))?;
+    if removed {
+        println!("{} \"{name}\" is no longer trusted in this project", kind.noun());
+        Ok(exit::OK)
+    } else {
+        Err(Failure::new(format!("{} \"{name}\" has no trust record in this project", kind.noun())))
+    }
+}

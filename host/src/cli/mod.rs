@@ -1,0 +1,152 @@
+//! Command-line parsing (clap) and dispatch to one module per noun.
+
+mod context;
+mod files;
+mod mcp;
+mod output;
+mod permissions;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+pub(crate) use context::Context;
+
+/// Exit codes, also listed in `--help`.
+pub(crate) mod exit {
+    /// The command did what was asked (for `tools call`: the tool ran and reported no error).
+    pub const OK: u8 = 0;
+    /// Something failed; the message says what and what to do.
+    pub const FAILED: u8 = 1;
+    /// The command line was not understood.
+    pub const USAGE: u8 = 2;
+    /// `tools call`: the gate denied the call.
+    pub const DENIED: u8 = 3;
+    /// `tools call`: the tool ran and reported an error, or its input was invalid.
+    pub const TOOL_ERROR: u8 = 4;
+}
+
+const EXIT_CODES: &str = "Exit codes:
+  0  done (tools call: the tool ran and reported no error)
+  1  failed; the message says what happened and what to do
+  2  the command line was not understood
+  3  tools call: the permission gate denied the call
+  4  tools call: the input was invalid, or the tool ran and reported an error
+
+Environment:
+  EARSHOT_CONFIG_DIR  user config dir (default ~/.earshot)
+  RUST_LOG            tracing filter (as -v, -vv)
+  NO_COLOR            never colour output";
+
+/// earshot's plugin host: MCP servers, TypeScript/JavaScript extensions and sandboxed wasm
+/// components, one namespace, one permission gate.
+#[derive(Debug, Parser)]
+#[command(name = "earshot", version, about, after_help = EXIT_CODES)]
+struct Cli {
+    /// The project directory (default: found by walking up from the current directory).
+    #[arg(long, global = true, value_name = "DIR")]
+    project: Option<PathBuf>,
+    /// More logging on stderr (-v debug, -vv trace); RUST_LOG overrides.
+    #[arg(short, long, global = true, action = clap::ArgAction::Count)]
+    verbose: u8,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// MCP servers: list, inspect, trust.
+    #[command(subcommand)]
+    Mcp(mcp::McpCommand),
+    /// TypeScript/JavaScript extensions: list, trust.
+    #[command(subcommand)]
+    Extensions(files::FilesCommand),
+    /// WebAssembly tool components: list, trust.
+    #[command(subcommand)]
+    Plugins(files::FilesCommand),
+    /// Permission rules: which rule decides, and every rule in force.
+    #[command(subcommand)]
+    Permissions(permissions::PermissionsCommand),
+}
+
+/// Parses the command line, runs the command, and turns its result into an exit code.
+pub fn run() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(error) => {
+            let _ = error.print();
+            return ExitCode::from(if error.use_stderr() { exit::USAGE } else { exit::OK });
+        }
+    };
+    init_tracing(cli.verbose);
+    let context = match Context::new(cli.project.as_deref()) {
+        Ok(context) => context,
+        Err(message) => {
+            output::error_line(&message, None);
+            return ExitCode::from(exit::FAILED);
+        }
+    };
+    let result = match cli.command {
+        Command::Mcp(command) => mcp::run(&context, command),
+        Command::Extensions(command) => files::run(&context, earshot_host::names::SourceKind::Extension, command),
+        Command::Plugins(command) => files::run(&context, earshot_host::names::SourceKind::Plugin, command),
+        Command::Permissions(command) => permissions::run(&context, command),
+    };
+    match result {
+        Ok(code) => ExitCode::from(code),
+        Err(failure) => {
+            output::error_line(&failure.message, failure.hint.as_deref());
+            ExitCode::from(failure.code)
+        }
+    }
+}
+
+/// A command's failure: one line saying what happened, an optional hint, and the exit code.
+#[derive(Debug)]
+pub(crate) struct Failure {
+    pub message: String,
+    pub hint: Option<String>,
+    pub code: u8,
+}
+
+impl Failure {
+    /// A failure with exit code 1.
+    pub fn new(message: impl Into<String>) -> Failure {
+        Failure {
+            message: message.into(),
+            hint: None,
+            code: exit::FAILED,
+        }
+    }
+
+    /// Adds a hint line.
+    pub fn hint(mut self, hint: impl Into<String>) -> Failure {
+        self.hint = Some(hint.into());
+        self
+    }
+
+    /// Sets the exit code.
+    pub fn code(mut self, code: u8) -> Failure {
+        self.code = code;
+        self
+    }
+}
+
+/// What a command returns: an exit code, or a failure to report.
+pub(crate) type CommandResult = Result<u8, Failure>;
+
+fn init_tracing(verbose: u8) {
+    let default = match verbose {
+        0 => "warn",
+        1 => "debug",
+        _ => "trace",
+    };
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(output::colour_enabled_on_stderr())
+        .try_init();
+}

@@ -1,0 +1,136 @@
+//! `earshot permissions check NAME` and `earshot permissions list`.
+
+use clap::Subcommand;
+use serde_json::json;
+
+use earshot_host::gate::{DecidedBy, Effect, ToolRequest, parse_rule};
+use earshot_host::mcp::read_servers;
+use earshot_host::names::{SourceKind, ToolId};
+use earshot_host::sources::{find_components, find_extensions};
+
+use super::{CommandResult, Context, Failure, exit, output};
+
+#[derive(Debug, Subcommand)]
+pub(crate) enum PermissionsCommand {
+    /// Which rule decides a tool, and from which file. NAME is `server__tool` or a rule such as
+    /// `Mcp(server__tool)`.
+    Check {
+        /// The tool, as `source__tool` or `Kind(source__tool)`.
+        name: String,
+        /// Treat the tool as declaring itself read-only (honoured for extensions and plugins only).
+        #[arg(long)]
+        read_only: bool,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Every rule in every settings file, and whether it is in force.
+    List {
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+pub(crate) fn run(context: &Context, command: PermissionsCommand) -> CommandResult {
+    match command {
+        PermissionsCommand::Check { name, read_only, json } => check(context, &name, read_only, json),
+        PermissionsCommand::List { json } => list(context, json),
+    }
+}
+
+fn check(context: &Context, name: &str, read_only: bool, as_json: bool) -> CommandResult {
+    let tool = resolve_tool(context, name)?;
+    let gate = context.gate();
+    let decision = gate.decide(&ToolRequest {
+        tool: &tool,
+        read_only,
+        title: None,
+        detail: None,
+    });
+    if as_json {
+        output::json(&json!({
+            "tool": tool.namespaced(),
+            "rule_name": decision.rule_name,
+            "decision": decision.effect,
+            "decided_by": decision.decided_by,
+        }));
+        return Ok(exit::OK);
+    }
+    let why = match &decision.decided_by {
+        DecidedBy::Rule { rule, layer, file } => format!("by \"{rule}\" in {} ({} settings)", file.display(), layer.as_str()),
+        DecidedBy::ReadOnly => "because the tool is read-only and its source's claim is honoured".to_string(),
+        DecidedBy::Default => "by default: no rule matches".to_string(),
+    };
+    println!("{}: {} {why}", decision.rule_name, decision.effect.key());
+    if let Some(rule) = gate.rules().allow_suspended_by() {
+        output::warning_line(&format!(
+            "allow rules are suspended: the {} rule \"{}\" in {} is malformed",
+            rule.effect.key(),
+            rule.text,
+            rule.origin.path.display()
+        ));
+    }
+    Ok(exit::OK)
+}
+
+/// `Kind(source__tool)`, or `source__tool` resolved against the configured sources.
+fn resolve_tool(context: &Context, name: &str) -> Result<ToolId, Failure> {
+    let (kind, namespaced) = if name.contains('(') {
+        let (kind, pattern) = parse_rule(name).map_err(|reason| Failure::new(format!("\"{name}\": {reason}")))?;
+        (Some(kind), pattern)
+    } else {
+        (None, name)
+    };
+    let (source, tool) = namespaced.split_once("__").ok_or_else(|| {
+        Failure::new(format!("\"{namespaced}\" is not a namespaced tool name")).hint("write it as source__tool, e.g. github__create_issue")
+    })?;
+    let kind = match kind {
+        Some(kind) => kind,
+        None => source_kind_of(context, source).ok_or_else(|| {
+            Failure::new(format!("no MCP server, extension or plugin named \"{source}\" is configured here"))
+                .hint(format!("name the kind explicitly: Mcp({namespaced}), Extension({namespaced}) or Plugin({namespaced})"))
+        })?,
+    };
+    ToolId::new(kind, source, tool).map_err(|error| Failure::new(format!("\"{namespaced}\": {error}")))
+}
+
+fn source_kind_of(context: &Context, source: &str) -> Option<SourceKind> {
+    if read_servers(&context.settings, &Context::env).iter().any(|entry| entry.name == source) {
+        return Some(SourceKind::Mcp);
+    }
+    if find_extensions(&context.settings).iter().any(|file| file.name == source) {
+        return Some(SourceKind::Extension);
+    }
+    if find_components(&context.settings).iter().any(|file| file.name == source) {
+        return Some(SourceKind::Plugin);
+    }
+    None
+}
+
+fn list(context: &Context, as_json: bool) -> CommandResult {
+    let gate = context.gate();
+    let rules = gate.rules().rules();
+    if as_json {
+        output::json(&json!({ "rules": rules }));
+        return Ok(exit::OK);
+    }
+    if rules.is_empty() {
+        println!("no permission rules: every tool call asks (read-only extension and plugin tools run without asking)");
+        return Ok(exit::OK);
+    }
+    let rows: Vec<Vec<String>> = [Effect::Deny, Effect::Allow, Effect::Ask]
+        .iter()
+        .flat_map(|effect| rules.iter().filter(move |rule| rule.effect == *effect))
+        .map(|rule| {
+            vec![
+                rule.effect.key().to_string(),
+                rule.text.clone(),
+                format!("{} ({})", rule.origin.path.display(), rule.origin.layer.as_str()),
+                rule.not_in_force.clone().unwrap_or_else(|| "in force".into()),
+            ]
+        })
+        .collect();
+    output::table(&["EFFECT", "RULE", "FILE", "STATUS"], &rows);
+    Ok(exit::OK)
+}

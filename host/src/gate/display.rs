@@ -1,0 +1,70 @@
+//! Making text a tool supplied safe to show in a terminal.
+
+/// Removes escape sequences and control characters (a title carrying `\x1b[2K` or `\r` could
+/// erase or overwrite what the prompt shows), folds newlines and tabs to spaces, and caps the
+/// result at `max_chars` characters, marking the cut with `…`.
+pub fn sanitise_for_terminal(text: &str, max_chars: usize) -> String {
+    let mut clean = String::with_capacity(text.len().min(max_chars * 4));
+    let mut chars = text.chars().peekable();
+    let mut count = 0;
+    while let Some(c) = chars.next() {
+        let shown = match c {
+            '\u{1b}' => {
+                skip_escape(&mut chars);
+                continue;
+            }
+            '\n' | '\t' | '\r' => ' ',
+            '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{200b}'..='\u{200f}' => continue,
+            c if c.is_control() => continue,
+            c => c,
+        };
+        if count == max_chars {
+            clean.push('…');
+            break;
+        }
+        clean.push(shown);
+        count += 1;
+    }
+    clean
+}
+
+fn skip_escape(chars: &mut std::iter::Peekable<std::str::Chars<'_>>) {
+    match chars.next() {
+        Some('[') => {
+            for c in chars.by_ref() {
+                if ('\u{40}'..='\u{7e}').contains(&c) {
+                    break;
+                }
+            }
+        }
+        Some(']') => {
+            while let Some(c) = chars.next() {
+                if c == '\u{7}' {
+                    break;
+                }
+                if c == '\u{1b}' {
+                    if chars.peek() == Some(&'\\') {
+                        chars.next();
+                    }
+                    break;
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::sanitise_for_terminal;
+
+    #[test]
+    fn escape_sequences_and_carriage_returns_are_neutralised() {
+        assert_eq!(sanitise_for_terminal("\u{1b}[2Kfake\rprompt", 80), "fake prompt");
+        assert_eq!(sanitise_for_terminal("a\u{1b}]0;title\u{7}b\u{0}c", 80), "abc");
+        let long = "x".repeat(10_000);
+        let shown = sanitise_for_terminal(&long, 200);
+        assert_eq!(shown.chars().count(), 201);
+        assert!(shown.ends_with('…'));
+    }
+}

@@ -1,0 +1,18 @@
+//! THE GATE: the one place that decides whether a tool call may run.
+//!
+//! Deny beats allow beats ask; the default is ask. Allow rules count only from files the user
+//! owns (user settings, `.earshot/settings.local.json`); the checked-in project file can add deny
+//! and ask rules only. A read-only claim skips the prompt only where it is honoured (extensions
+//! and components, never MCP). The rule name and target are computed here from the tool's
+//! identity; a tool supplies only the prompt's title and detail. An `Ask` goes to a
+//! [`Prompter`], which can answer only that ask; a deny never reaches it.
+
+mod decision;
+mod display;
+mod prompter;
+mod rules;
+
+pub use decision::{Decision, DecidedBy, Gate, Outcome, PermissionPrompt, ToolRequest};
+pub use display::sanitise_for_terminal;
+pub use prompter::{NonInteractivePrompter, PromptAnswer, Prompter, TerminalPrompter};
+pub use rules::{Effect, Matched, Origin, Rule, RuleSet, parse_rule};

@@ -1,0 +1,97 @@
+//! Who answers an `Ask`: the terminal, a non-interactive default, or an embedder (an editor over
+//! ACP, an MCP client through elicitation) implementing [`Prompter`].
+
+use std::io::{BufRead, Write};
+use std::sync::Mutex;
+
+use super::decision::PermissionPrompt;
+
+/// An answer to a permission prompt.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PromptAnswer {
+    /// Run this call.
+    AllowOnce,
+    /// Run this call, and write the allow rule to `.earshot/settings.local.json`.
+    AllowAlwaysForProject,
+    /// Do not run it; the string is shown as the reason.
+    Deny(String),
+}
+
+/// Answers the gate's questions. The gate calls it only for an `Ask` — never for a call a rule
+/// denies or allows — so a prompter can never turn a deny into an allow.
+pub trait Prompter: Send + Sync {
+    /// Answers one prompt.
+    fn ask(&self, prompt: &PermissionPrompt) -> PromptAnswer;
+}
+
+/// Denies every ask, saying which rule to add and where: for runs with no terminal to ask on.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct NonInteractivePrompter;
+
+impl Prompter for NonInteractivePrompter {
+    fn ask(&self, prompt: &PermissionPrompt) -> PromptAnswer {
+        let file = prompt
+            .local_settings()
+            .map(|path| path.display().to_string())
+            .unwrap_or_else(|| "your user settings.json".to_string());
+        PromptAnswer::Deny(format!(
+            "{} needs approval and there is no terminal to ask on; to allow it, add \"{}\" to permissions.allow in {file}",
+            prompt.target(),
+            prompt.rule_name()
+        ))
+    }
+}
+
+/// Asks on a terminal: shows the host-computed rule name and the tool's sanitised title and
+/// detail, then reads `o` (once), `a` (always for this project) or `d` (deny).
+pub struct TerminalPrompter {
+    io: Mutex<(Box<dyn BufRead + Send>, Box<dyn Write + Send>)>,
+}
+
+impl TerminalPrompter {
+    /// A prompter on this process's stdin and stderr.
+    pub fn stdio() -> TerminalPrompter {
+        TerminalPrompter::new(Box::new(std::io::BufReader::new(std::io::stdin())), Box::new(std::io::stderr()))
+    }
+
+    /// A prompter reading answers from `input` and writing the prompt to `output`.
+    pub fn new(input: Box<dyn BufRead + Send>, output: Box<dyn Write + Send>) -> TerminalPrompter {
+        TerminalPrompter {
+            io: Mutex::new((input, output)),
+        }
+    }
+}
+
+impl Prompter for TerminalPrompter {
+    fn ask(&self, prompt: &PermissionPrompt) -> PromptAnswer {
+        let mut io = self.io.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        let (input, output) = &mut *io;
+        let _ = writeln!(output, "earshot wants to run {}", prompt.target());
+        if !prompt.title().is_empty() {
+            let _ = writeln!(output, "  {}", prompt.title());
+        }
+        if !prompt.detail().is_empty() {
+            let _ = writeln!(output, "  {}", prompt.detail());
+        }
+        let _ = writeln!(output, "  rule: {}", prompt.rule_name());
+        loop {
+            let _ = write!(output, "Allow? [o]nce / [a]lways for this project / [d]eny: ");
+            let _ = output.flush();
+            let mut line = String::new();
+            match input.read_line(&mut line) {
+                Ok(0) | Err(_) => return PromptAnswer::Deny(format!("{} was not approved (no answer)", prompt.target())),
+                Ok(_) => {}
+            }
+            match line.trim().to_ascii_lowercase().as_str() {
+                "o" | "once" | "y" | "yes" => return PromptAnswer::AllowOnce,
+                "a" | "always" => return PromptAnswer::AllowAlwaysForProject,
+                "d" | "deny" | "n" | "no" => {
+                    return PromptAnswer::Deny(format!("{} was denied at the prompt", prompt.target()));
+                }
+                _ => {
+                    let _ = writeln!(output, "Please answer o, a or d.");
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,246 @@
+//! Permission rules: `Mcp(glob)`, `Extension(glob)`, `Plugin(glob)` under `permissions.allow`,
+//! `permissions.deny` and `permissions.ask`, read from every settings layer.
+
+use std::path::PathBuf;
+
+use globset::{Glob, GlobSet, GlobSetBuilder};
+use serde_json::Value;
+
+use crate::names::SourceKind;
+use crate::settings::{Layer, Settings};
+
+/// What a rule does when it matches.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Effect {
+    /// Refuse the call.
+    Deny,
+    /// Run the call without asking.
+    Allow,
+    /// Ask the user.
+    Ask,
+}
+
+impl Effect {
+    /// `allow`, `deny` or `ask`, as written under `permissions`.
+    pub fn key(self) -> &'static str {
+        match self {
+            Effect::Deny => "deny",
+            Effect::Allow => "allow",
+            Effect::Ask => "ask",
+        }
+    }
+}
+
+/// Where a rule was written.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Origin {
+    /// The settings layer.
+    pub layer: Layer,
+    /// The file.
+    pub path: PathBuf,
+}
+
+/// One rule as written, and whether it is in force.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Rule {
+    /// The rule exactly as written, e.g. `Mcp(github__*)`.
+    pub text: String,
+    /// Allow, deny or ask.
+    pub effect: Effect,
+    /// The source kind it applies to (`None` when malformed).
+    pub kind: Option<SourceKind>,
+    /// Where it was written.
+    pub origin: Origin,
+    /// Why it is not in force, when it is not.
+    pub not_in_force: Option<String>,
+}
+
+/// The rules of every layer, compiled for matching.
+#[derive(Debug, Clone)]
+pub struct RuleSet {
+    rules: Vec<Rule>,
+    /// For each effect and kind, the set of globs in force and the rule index of each.
+    matchers: Vec<Matcher>,
+    /// Set when a deny or ask rule is malformed: allow rules are suspended, because a rule we
+    /// cannot read might have denied what an allow rule would let through.
+    allow_suspended_by: Option<usize>,
+}
+
+#[derive(Debug, Clone)]
+struct Matcher {
+    effect: Effect,
+    kind: SourceKind,
+    globs: GlobSet,
+    rule_indices: Vec<usize>,
+}
+
+/// A rule that matched, for the decision's explanation.
+#[derive(Debug, Clone, Copy)]
+pub struct Matched<'a> {
+    /// The rule.
+    pub rule: &'a Rule,
+}
+
+impl RuleSet {
+    /// Reads `permissions` from every loaded settings file.
+    pub fn from_settings(settings: &Settings) -> RuleSet {
+        let mut rules = Vec::new();
+        for file in &settings.files {
+            let Some(permissions) = file.get("permissions") else { continue };
+            let origin = Origin {
+                layer: file.layer,
+                path: file.path.clone(),
+            };
+            for effect in [Effect::Deny, Effect::Allow, Effect::Ask] {
+                read_effect(permissions, effect, &origin, &mut rules);
+            }
+        }
+        RuleSet::from_rules(rules)
+    }
+
+    /// Compiles a list of rules (already marked in force or not).
+    pub fn from_rules(mut rules: Vec<Rule>) -> RuleSet {
+        let mut builders: Vec<(Effect, SourceKind, GlobSetBuilder, Vec<usize>)> = Vec::new();
+        for effect in [Effect::Deny, Effect::Allow, Effect::Ask] {
+            for kind in [SourceKind::Mcp, SourceKind::Extension, SourceKind::Plugin] {
+                builders.push((effect, kind, GlobSetBuilder::new(), Vec::new()));
+            }
+        }
+        for (index, rule) in rules.iter_mut().enumerate() {
+            if rule.not_in_force.is_some() {
+                continue;
+            }
+            let Some((kind, pattern)) = parse_rule(&rule.text).ok() else { continue };
+            match Glob::new(pattern) {
+                Ok(glob) => {
+                    let slot = builders
+                        .iter_mut()
+                        .find(|(effect, k, _, _)| *effect == rule.effect && *k == kind)
+                        .expect("every effect and kind has a builder");
+                    slot.2.add(glob);
+                    slot.3.push(index);
+                }
+                Err(error) => rule.not_in_force = Some(format!("malformed: {}", error.kind())),
+            }
+        }
+        let matchers = builders
+            .into_iter()
+            .filter(|(_, _, _, indices)| !indices.is_empty())
+            .map(|(effect, kind, builder, rule_indices)| Matcher {
+                effect,
+                kind,
+                globs: builder.build().expect("globs that compiled one by one compile as a set"),
+                rule_indices,
+            })
+            .collect();
+        let allow_suspended_by = rules.iter().position(|rule| {
+            rule.effect != Effect::Allow
+                && rule
+                    .not_in_force
+                    .as_deref()
+                    .is_some_and(|why| why.starts_with("malformed"))
+        });
+        if allow_suspended_by.is_some() {
+            for rule in rules.iter_mut().filter(|rule| rule.effect == Effect::Allow && rule.not_in_force.is_none()) {
+                rule.not_in_force =
+                    Some("suspended while a deny or ask rule is malformed (it might have denied this)".into());
+            }
+        }
+        RuleSet {
+            rules,
+            matchers,
+            allow_suspended_by,
+        }
+    }
+
+    /// Every rule, in force or not, in the order read.
+    pub fn rules(&self) -> &[Rule] {
+        &self.rules
+    }
+
+    /// The malformed deny or ask rule that suspends all allow rules, if any.
+    pub fn allow_suspended_by(&self) -> Option<&Rule> {
+        self.allow_suspended_by.map(|index| &self.rules[index])
+    }
+
+    /// The first rule in force with `effect` that matches `name` of `kind`.
+    pub fn first_match(&self, effect: Effect, kind: SourceKind, name: &str) -> Option<Matched<'_>> {
+        if effect == Effect::Allow && self.allow_suspended_by.is_some() {
+            return None;
+        }
+        self.matchers
+            .iter()
+            .filter(|matcher| matcher.effect == effect && matcher.kind == kind)
+            .find_map(|matcher| {
+                let mut hits = matcher.globs.matches(name);
+                hits.sort_unstable();
+                hits.first().map(|&hit| Matched {
+                    rule: &self.rules[matcher.rule_indices[hit]],
+                })
+            })
+    }
+}
+
+fn read_effect(permissions: &Value, effect: Effect, origin: &Origin, into: &mut Vec<Rule>) {
+    let Some(list) = permissions.get(effect.key()) else { return };
+    let Some(list) = list.as_array() else {
+        into.push(Rule {
+            text: list.to_string(),
+            effect,
+            kind: None,
+            origin: origin.clone(),
+            not_in_force: Some(format!("malformed: permissions.{} must be a list of rules", effect.key())),
+        });
+        return;
+    };
+    for entry in list {
+        let text = entry.as_str().map(str::to_string).unwrap_or_else(|| entry.to_string());
+        let parsed = entry
+            .as_str()
+            .ok_or_else(|| "a rule must be a string".to_string())
+            .and_then(|text| parse_rule(text).map_err(str::to_string));
+        let (kind, not_in_force) = match parsed {
+            Err(reason) => (None, Some(format!("malformed: {reason}"))),
+            Ok((kind, _)) if effect == Effect::Allow && !origin.layer.owned_by_user() => (
+                Some(kind),
+                Some(format!(
+                    "ignored: allow rules in the checked-in {} cannot grant permissions; put it in .earshot/settings.local.json or your user settings",
+                    origin.path.display()
+                )),
+            ),
+            Ok((kind, _)) => (Some(kind), None),
+        };
+        into.push(Rule {
+            text,
+            effect,
+            kind,
+            origin: origin.clone(),
+            not_in_force,
+        });
+    }
+}
+
+/// Splits `Mcp(glob)` into its kind and glob.
+///
+/// # Errors
+/// A description of what is wrong with the rule.
+pub fn parse_rule(text: &str) -> Result<(SourceKind, &str), &'static str> {
+    let (keyword, rest) = text
+        .split_once('(')
+        .ok_or("expected Mcp(…), Extension(…) or Plugin(…)")?;
+    let pattern = rest.strip_suffix(')').ok_or("missing the closing ')'")?;
+    let kind = match keyword {
+        "Mcp" => SourceKind::Mcp,
+        "Extension" => SourceKind::Extension,
+        "Plugin" => SourceKind::Plugin,
+        _ => return Err("expected Mcp(…), Extension(…) or Plugin(…)"),
+    };
+    if pattern.is_empty() {
+        return Err("the pattern is empty");
+    }
+    if pattern.chars().any(|c| c.is_whitespace() || c == '(' || c == ')' || c == '/') {
+        return Err("the pattern may hold only tool-name characters and glob syntax");
+    }
+    Ok((kind, pattern))
+}

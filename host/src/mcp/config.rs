@@ -1,0 +1,185 @@
+//! `mcpServers` entries from every settings layer: stdio (`command`, `args`, `env`, `cwd`) and
+//! streamable HTTP (`type: "http"`, `url`, `headers`). `sse` and unknown types are reported.
+
+use std::collections::BTreeMap;
+
+use serde_json::Value;
+
+use crate::names::{NameError, check_source_name};
+use crate::settings::{Layer, Settings};
+
+use super::expand::{ExpandError, expand};
+
+/// How earshot talks to a server.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[serde(tag = "type", rename_all = "lowercase")]
+pub enum Transport {
+    /// A child process speaking MCP on stdin/stdout.
+    Stdio {
+        /// The program.
+        command: String,
+        /// Its arguments.
+        args: Vec<String>,
+        /// Variables added to its minimal environment.
+        env: BTreeMap<String, String>,
+        /// Its working directory, when set.
+        cwd: Option<String>,
+    },
+    /// Streamable HTTP.
+    Http {
+        /// The endpoint.
+        url: String,
+        /// Headers sent with every request.
+        headers: BTreeMap<String, String>,
+    },
+}
+
+/// A server definition after `${VAR}` expansion.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct ServerDefinition {
+    /// The transport and its settings.
+    #[serde(flatten)]
+    pub transport: Transport,
+    /// Start-up timeout in milliseconds, when the entry sets one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub timeout_ms: Option<u64>,
+}
+
+impl ServerDefinition {
+    /// Whether this definition runs a local program (and so needs trust when a repository wrote it).
+    pub fn is_stdio(&self) -> bool {
+        matches!(self.transport, Transport::Stdio { .. })
+    }
+
+    /// The definition as canonical JSON (sorted keys), the input to its trust digest.
+    pub fn canonical_json(&self) -> String {
+        fn sort(value: Value) -> Value {
+            match value {
+                Value::Object(map) => {
+                    let mut entries: Vec<(String, Value)> = map.into_iter().map(|(k, v)| (k, sort(v))).collect();
+                    entries.sort_by(|a, b| a.0.cmp(&b.0));
+                    Value::Object(entries.into_iter().collect())
+                }
+                Value::Array(items) => Value::Array(items.into_iter().map(sort).collect()),
+                other => other,
+            }
+        }
+        sort(serde_json::to_value(self).expect("definitions serialise")).to_string()
+    }
+}
+
+/// One `mcpServers` entry, from the narrowest layer that defines the name.
+#[derive(Debug, Clone)]
+pub struct ServerEntry {
+    /// The server's name.
+    pub name: String,
+    /// The layer whose definition is used.
+    pub layer: Layer,
+    /// Wider layers that also define this name (shadowed by `layer`).
+    pub shadows: Vec<Layer>,
+    /// The definition, or why this entry cannot be used.
+    pub definition: Result<ServerDefinition, String>,
+}
+
+/// Reads `mcpServers` from every layer. The same name in two layers: the narrower layer wins
+/// (local > project > user), and the entry records which layers it shadows.
+pub fn read_servers(settings: &Settings, env: &dyn Fn(&str) -> Option<String>) -> Vec<ServerEntry> {
+    let mut entries: Vec<ServerEntry> = Vec::new();
+    for file in &settings.files {
+        let Some(servers) = file.get("mcpServers") else { continue };
+        let Some(servers) = servers.as_object() else {
+            entries.push(ServerEntry {
+                name: "mcpServers".into(),
+                layer: file.layer,
+                shadows: Vec::new(),
+                definition: Err(format!("{}: mcpServers must be an object", file.path.display())),
+            });
+            continue;
+        };
+        for (name, raw) in servers {
+            let definition = check_source_name(name)
+                .map_err(|error: NameError| format!("invalid server name: {error}"))
+                .and_then(|()| parse_definition(raw, env));
+            if let Some(existing) = entries.iter_mut().find(|entry| entry.name == *name) {
+                existing.shadows.push(existing.layer);
+                existing.layer = file.layer;
+                existing.definition = definition;
+            } else {
+                entries.push(ServerEntry {
+                    name: name.clone(),
+                    layer: file.layer,
+                    shadows: Vec::new(),
+                    definition,
+                });
+            }
+        }
+    }
+    entries
+}
+
+fn parse_definition(raw: &Value, env: &dyn Fn(&str) -> Option<String>) -> Result<ServerDefinition, String> {
+    let Some(object) = raw.as_object() else {
+        return Err("a server definition must be an object".into());
+    };
+    let expanded = |text: &str| expand(text, env).map_err(|error: ExpandError| error.to_string());
+    let string_map = |key: &str| -> Result<BTreeMap<String, String>, String> {
+        match object.get(key) {
+            None | Some(Value::Null) => Ok(BTreeMap::new()),
+            Some(Value::Object(map)) => map
+                .iter()
+                .map(|(name, value)| match value.as_str() {
+                    Some(text) => Ok((name.clone(), expanded(text)?)),
+                    None => Err(format!("{key}.{name} must be a string")),
+                })
+                .collect(),
+            Some(_) => Err(format!("{key} must be an object of strings")),
+        }
+    };
+    let timeout_ms = match object.get("timeout") {
+        None | Some(Value::Null) => None,
+        Some(value) => Some(value.as_u64().ok_or("timeout must be a whole number of milliseconds")?),
+    };
+    let kind = object.get("type").and_then(Value::as_str);
+    let transport = match kind {
+        Some("http") | Some("streamable-http") => {
+            let url = object.get("url").and_then(Value::as_str).ok_or("an http server needs a \"url\" string")?;
+            Transport::Http {
+                url: expanded(url)?,
+                headers: string_map("headers")?,
+            }
+        }
+        Some("sse") => {
+            return Err("the sse transport is not supported (it was replaced by streamable HTTP in 2025); use \"type\": \"http\" if the server offers it".into());
+        }
+        None | Some("stdio") => {
+            let command = object
+                .get("command")
+                .and_then(Value::as_str)
+                .ok_or("a stdio server needs a \"command\" string")?;
+            let args = match object.get("args") {
+                None | Some(Value::Null) => Vec::new(),
+                Some(Value::Array(items)) => items
+                    .iter()
+                    .map(|item| item.as_str().ok_or("args must be strings".to_string()).and_then(expanded))
+                    .collect::<Result<_, _>>()?,
+                Some(_) => return Err("args must be a list of strings".into()),
+            };
+            let cwd = match object.get("cwd") {
+                None | Some(Value::Null) => None,
+                Some(Value::String(cwd)) => Some(expanded(cwd)?),
+                Some(_) => return Err("cwd must be a string".into()),
+            };
+            Transport::Stdio {
+                command: expanded(command)?,
+                args,
+                env: string_map("env")?,
+                cwd,
+            }
+        }
+        Some(other) => {
+            let shown: String = other.chars().take(40).collect();
+            return Err(format!("the transport type \"{shown}\" is not supported (use stdio or \"http\")"));
+        }
+    };
+    Ok(ServerDefinition { transport, timeout_ms })
+}

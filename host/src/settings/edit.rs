@@ -1,0 +1,90 @@
+//! Editing a settings file safely: under a lock, refusing a file that does not parse, keeping
+//! every key the edit does not own (and their order), and replacing the file atomically.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use super::layers::{SettingsProblem, parse_settings};
+
+/// Why a settings file could not be edited.
+#[derive(Debug, thiserror::Error)]
+pub enum EditError {
+    /// The file exists but does not parse; it is left untouched.
+    #[error("refusing to rewrite it: {0}")]
+    Unparsable(SettingsProblem),
+    /// Reading, locking or writing failed.
+    #[error("cannot write {path}: {reason}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// What failed.
+        reason: String,
+    },
+}
+
+/// Applies `change` to the JSON object in `path` (an absent file is an empty object) and writes
+/// the result atomically. Concurrent edits of the same file serialise on a lock file beside it,
+/// so two edits made at once both land.
+///
+/// # Errors
+/// [`EditError::Unparsable`] when the file does not parse (it is not touched);
+/// [`EditError::Io`] when it cannot be read, locked or written.
+pub fn edit_settings(path: &Path, change: impl FnOnce(&mut Value)) -> Result<(), EditError> {
+    let io = |reason: std::io::Error| EditError::Io {
+        path: path.to_path_buf(),
+        reason: reason.to_string(),
+    };
+    let dir = path.parent().ok_or_else(|| EditError::Io {
+        path: path.to_path_buf(),
+        reason: "it has no parent directory".into(),
+    })?;
+    std::fs::create_dir_all(dir).map_err(io)?;
+    let lock_path = lock_path_for(path);
+    let lock = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&lock_path)
+        .map_err(io)?;
+    lock.lock().map_err(io)?;
+
+    let mut value = match std::fs::read_to_string(path) {
+        Ok(text) => parse_settings(path, &text).map_err(EditError::Unparsable)?,
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => Value::Object(Default::default()),
+        Err(error) => return Err(io(error)),
+    };
+    change(&mut value);
+    let mut text = serde_json::to_string_pretty(&value).expect("a JSON value serialises");
+    text.push('\n');
+
+    let mut temp = tempfile::Builder::new()
+        .prefix(".settings-")
+        .suffix(".tmp")
+        .tempfile_in(dir)
+        .map_err(io)?;
+    temp.write_all(text.as_bytes()).map_err(io)?;
+    temp.as_file().sync_all().map_err(io)?;
+    pause_for_tests();
+    temp.persist(path).map_err(|error| io(error.error))?;
+    drop(lock);
+    Ok(())
+}
+
+fn lock_path_for(path: &Path) -> PathBuf {
+    let mut name = path.file_name().unwrap_or_default().to_os_string();
+    name.push(".lock");
+    path.with_file_name(name)
+}
+
+/// Test hook: `EARSHOT_TEST_PAUSE_BEFORE_RENAME_MS` holds a write between writing the temp file
+/// and renaming it, so a test can kill the writer there and check the old file survived.
+fn pause_for_tests() {
+    if let Some(millis) = std::env::var("EARSHOT_TEST_PAUSE_BEFORE_RENAME_MS")
+        .ok()
+        .and_then(|value| value.parse::<u64>().ok())
+    {
+        std::thread::sleep(std::time::Duration::from_millis(millis));
+    }
+}

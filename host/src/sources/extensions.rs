@@ -1,0 +1,148 @@
+//! Extension files, and the digest of an extension's module graph (the file and every file it
+//! imports, found statically by oxc's parser without running anything).
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use oxc::allocator::Allocator;
+use oxc::parser::Parser;
+use oxc::span::SourceType;
+use sha2::{Digest, Sha256};
+
+use crate::names::{SourceKind, check_source_name};
+use crate::settings::Settings;
+
+use super::{FoundFile, Scope};
+
+/// The file suffixes that make an extension.
+pub const EXTENSION_SUFFIXES: &[&str] = &["ts", "mts", "js", "mjs"];
+
+/// Every extension file directly in the user and project extension folders, user first.
+pub fn find_extensions(settings: &Settings) -> Vec<FoundFile> {
+    let mut found = Vec::new();
+    if let Some(dir) = &settings.user_config_dir {
+        scan(&dir.join("extensions"), Scope::User, &mut found);
+    }
+    if let Some(project) = &settings.project {
+        scan(&project.extensions_dir(), Scope::Project, &mut found);
+    }
+    found
+}
+
+/// The extension called `name`, preferring the user's own over the project's.
+pub fn find_extension(settings: &Settings, name: &str) -> Option<FoundFile> {
+    find_extensions(settings).into_iter().find(|file| file.name == name)
+}
+
+fn scan(dir: &Path, scope: Scope, into: &mut Vec<FoundFile>) {
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    let mut paths: Vec<_> = entries
+        .filter_map(Result::ok)
+        .map(|entry| entry.path())
+        .filter(|path| {
+            path.is_file()
+                && path
+                    .extension()
+                    .and_then(|ext| ext.to_str())
+                    .is_some_and(|ext| EXTENSION_SUFFIXES.contains(&ext))
+        })
+        .collect();
+    paths.sort();
+    for path in paths {
+        let name = path.file_stem().unwrap_or_default().to_string_lossy().into_owned();
+        into.push(FoundFile {
+            kind: SourceKind::Extension,
+            name_problem: check_source_name(&name).err().map(|error| error.to_string()),
+            name,
+            scope,
+            path,
+        });
+    }
+}
+
+/// `sha256:` over the extension file and every file it imports (relative imports, followed
+/// transitively, confined to the extension's folder). An import that cannot be resolved is
+/// part of the digest by its specifier, so creating that file later also lapses trust.
+///
+/// # Errors
+/// A description when the entry file cannot be read.
+pub fn extension_digest(entry: &Path) -> Result<String, String> {
+    let root = entry
+        .parent()
+        .ok_or_else(|| format!("{} has no folder", entry.display()))?
+        .to_path_buf();
+    let mut seen: BTreeMap<String, String> = BTreeMap::new();
+    let mut pending: Vec<PathBuf> = vec![entry.to_path_buf()];
+    while let Some(file) = pending.pop() {
+        let relative = file.strip_prefix(&root).unwrap_or(&file).to_string_lossy().into_owned();
+        if seen.contains_key(&relative) {
+            continue;
+        }
+        let bytes = std::fs::read(&file).map_err(|error| format!("cannot read {}: {error}", file.display()))?;
+        seen.insert(relative, hex::encode(Sha256::digest(&bytes)));
+        let source = String::from_utf8_lossy(&bytes);
+        for specifier in imports_of(&file, &source) {
+            match resolve(&root, &file, &specifier) {
+                Some(target) => pending.push(target),
+                None => {
+                    seen.insert(format!("unresolved:{specifier}"), String::new());
+                }
+            }
+        }
+    }
+    let mut hasher = Sha256::new();
+    for (path, digest) in &seen {
+        hasher.update(path.as_bytes());
+        hasher.update([0]);
+        hasher.update(digest.as_bytes());
+        hasher.update([b'\n']);
+    }
+    Ok(format!("sha256:{}", hex::encode(hasher.finalize())))
+}
+
+/// The relative module specifiers `source` imports or re-exports (static, and dynamic imports
+/// of a string literal).
+fn imports_of(path: &Path, source: &str) -> Vec<String> {
+    let allocator = Allocator::default();
+    let source_type = SourceType::from_path(path).unwrap_or_default().with_module(true);
+    let parsed = Parser::new(&allocator, source, source_type).parse();
+    let mut specifiers: Vec<String> = parsed
+        .module_record
+        .requested_modules
+        .keys()
+        .map(|specifier| specifier.to_string())
+        .collect();
+    for dynamic in &parsed.module_record.dynamic_imports {
+        let text = dynamic.module_request.source_text(source).trim();
+        let unquoted = text
+            .strip_prefix('\'')
+            .and_then(|t| t.strip_suffix('\''))
+            .or_else(|| text.strip_prefix('"').and_then(|t| t.strip_suffix('"')));
+        if let Some(specifier) = unquoted {
+            specifiers.push(specifier.to_string());
+        }
+    }
+    specifiers.retain(|specifier| specifier.starts_with("./") || specifier.starts_with("../"));
+    specifiers.sort();
+    specifiers.dedup();
+    specifiers
+}
+
+/// Resolves a relative specifier to a file inside `root`: as written, or with one of the
+/// extension suffixes added. `None` when it leaves `root` or does not exist.
+pub(crate) fn resolve(root: &Path, importer: &Path, specifier: &str) -> Option<PathBuf> {
+    let base = importer.parent()?.join(specifier);
+    let mut candidates = vec![base.clone()];
+    for suffix in EXTENSION_SUFFIXES {
+        let mut with_suffix = base.clone().into_os_string();
+        with_suffix.push(".");
+        with_suffix.push(suffix);
+        candidates.push(PathBuf::from(with_suffix));
+    }
+    let root = root.canonicalize().ok()?;
+    candidates
+        .into_iter()
+        .filter(|candidate| candidate.is_file())
+        .filter_map(|candidate| candidate.canonicalize().ok())
+        .find(|candidate| candidate.starts_with(&root))
+}

@@ -1,0 +1,79 @@
+//! What each loader would load, found without loading it: MCP server entries, extension files
+//! and component files, in each scope, with the digest a trust record binds to.
+//!
+//! Finding sources never starts a process, imports a module or instantiates a component, so
+//! `list` commands are safe on an untrusted repository.
+
+mod components;
+mod extensions;
+
+pub use components::{find_components, find_component};
+pub use extensions::{EXTENSION_SUFFIXES, extension_digest, find_extensions, find_extension};
+
+use std::path::PathBuf;
+
+use crate::names::SourceKind;
+use crate::settings::Layer;
+use crate::trust::{TrustState, trust_state};
+use crate::settings::Settings;
+
+/// Where a source was found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Scope {
+    /// The user's own config dir: the user's own code, loads without trust.
+    User,
+    /// The project, chosen by the repository: inert until trusted.
+    Project,
+    /// The project's local settings (MCP only): the user's own, loads without trust.
+    Local,
+}
+
+impl Scope {
+    /// The scope of a settings layer.
+    pub fn of_layer(layer: Layer) -> Scope {
+        match layer {
+            Layer::User => Scope::User,
+            Layer::Project => Scope::Project,
+            Layer::Local => Scope::Local,
+        }
+    }
+
+    /// Whether a source in this scope needs the user's trust before it loads.
+    pub fn needs_trust(self) -> bool {
+        self == Scope::Project
+    }
+
+    /// `user`, `project` or `local`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Scope::User => "user",
+            Scope::Project => "project",
+            Scope::Local => "local",
+        }
+    }
+}
+
+/// A file-based source (extension or component) found on disk.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct FoundFile {
+    /// Extension or plugin.
+    pub kind: SourceKind,
+    /// The file stem.
+    pub name: String,
+    /// Where it was found.
+    pub scope: Scope,
+    /// The file.
+    pub path: PathBuf,
+    /// Why the name is invalid, when it is.
+    pub name_problem: Option<String>,
+}
+
+/// Whether a found source may load: not needed for the user's own, else the trust state.
+pub fn admission(settings: &Settings, kind: SourceKind, name: &str, scope: Scope, digest: &str) -> TrustState {
+    if scope.needs_trust() {
+        trust_state(settings, kind, name, digest)
+    } else {
+        TrustState::Trusted
+    }
+}

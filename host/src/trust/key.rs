@@ -1,0 +1,138 @@
+//! The per-user key that signs trust records.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use hmac::{Hmac, Mac};
+use sha2::Sha256;
+
+/// The key's file name inside the user config dir.
+pub const KEY_FILE: &str = "trust.key";
+
+/// Why the trust key is not usable.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum TrustError {
+    /// There is no user config dir to keep the key in.
+    #[error("no user config dir: set EARSHOT_CONFIG_DIR or HOME")]
+    NoConfigDir,
+    /// The key file exists but cannot be read or is not a key.
+    #[error("the trust key at {path} cannot be used ({reason}); fix or delete it (deleting it lapses every trust record)")]
+    Unusable {
+        /// The key file.
+        path: PathBuf,
+        /// What is wrong.
+        reason: String,
+    },
+    /// The key could not be created.
+    #[error("cannot create the trust key at {path}: {reason}")]
+    CannotCreate {
+        /// The key file.
+        path: PathBuf,
+        /// What failed.
+        reason: String,
+    },
+}
+
+/// 32 random bytes known only to this user on this machine.
+pub struct TrustKey {
+    bytes: [u8; 32],
+}
+
+impl std::fmt::Debug for TrustKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("TrustKey(..)")
+    }
+}
+
+impl TrustKey {
+    /// Reads the key from `config_dir`; `Ok(None)` when there is none yet.
+    ///
+    /// # Errors
+    /// [`TrustError::Unusable`] when the file exists but cannot be read or is malformed.
+    pub fn load(config_dir: &Path) -> Result<Option<TrustKey>, TrustError> {
+        let path = config_dir.join(KEY_FILE);
+        let text = match std::fs::read_to_string(&path) {
+            Ok(text) => text,
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(error) => {
+                return Err(TrustError::Unusable {
+                    path,
+                    reason: error.to_string(),
+                });
+            }
+        };
+        let decoded = hex::decode(text.trim()).ok().filter(|bytes| bytes.len() == 32);
+        match decoded {
+            Some(decoded) => {
+                let mut bytes = [0u8; 32];
+                bytes.copy_from_slice(&decoded);
+                Ok(Some(TrustKey { bytes }))
+            }
+            None => Err(TrustError::Unusable {
+                path,
+                reason: "it is not 64 hex digits".into(),
+            }),
+        }
+    }
+
+    /// Reads the key, creating it (mode 0600) on first use.
+    ///
+    /// # Errors
+    /// As [`TrustKey::load`], or [`TrustError::CannotCreate`].
+    pub fn load_or_create(config_dir: &Path) -> Result<TrustKey, TrustError> {
+        if let Some(key) = TrustKey::load(config_dir)? {
+            return Ok(key);
+        }
+        let path = config_dir.join(KEY_FILE);
+        let cannot = |reason: String| TrustError::CannotCreate {
+            path: path.clone(),
+            reason,
+        };
+        std::fs::create_dir_all(config_dir).map_err(|error| cannot(error.to_string()))?;
+        let mut bytes = [0u8; 32];
+        getrandom::fill(&mut bytes).map_err(|error| cannot(error.to_string()))?;
+        let mut options = std::fs::OpenOptions::new();
+        options.write(true).create_new(true);
+        #[cfg(unix)]
+        std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+        match options.open(&path) {
+            Ok(mut file) => {
+                file.write_all(hex::encode(bytes).as_bytes())
+                    .and_then(|()| file.sync_all())
+                    .map_err(|error| cannot(error.to_string()))?;
+                Ok(TrustKey { bytes })
+            }
+            // Another earshot created it first: use theirs.
+            Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => {
+                TrustKey::load(config_dir)?.ok_or_else(|| cannot("it vanished while being created".into()))
+            }
+            Err(error) => Err(cannot(error.to_string())),
+        }
+    }
+
+    fn mac(&self, project: &Path, kind: &str, name: &str, digest: &str) -> Hmac<Sha256> {
+        let mut mac = Hmac::<Sha256>::new_from_slice(&self.bytes).expect("HMAC takes any key length");
+        for part in [
+            "earshot-trust-v1",
+            &project.to_string_lossy(),
+            kind,
+            name,
+            digest,
+        ] {
+            mac.update(&(part.len() as u64).to_be_bytes());
+            mac.update(part.as_bytes());
+        }
+        mac
+    }
+
+    /// Signs a record: hex HMAC-SHA256 over the project path, kind, name and digest.
+    pub fn sign(&self, project: &Path, kind: &str, name: &str, digest: &str) -> String {
+        hex::encode(self.mac(project, kind, name, digest).finalize().into_bytes())
+    }
+
+    /// Checks a signature in constant time.
+    pub fn verify(&self, project: &Path, kind: &str, name: &str, digest: &str, signature: &str) -> bool {
+        let Ok(signature) = hex::decode(signature) else { return false };
+        self.mac(project, kind, name, digest).verify_slice(&signature).is_ok()
+    }
+}

@@ -1,0 +1,23 @@
+//! Trust: code a repository chose stays inert until the user trusts it by name, and a trust
+//! record counts only if this user made it, on this machine, for this project, for exactly what
+//! is there now.
+//!
+//! A record lives in `.earshot/settings.local.json` under `trust.<kind>.<name>`:
+//! `{ "digest": "sha256:…", "project": "/abs/project", "signature": "…" }`. The signature is
+//! HMAC-SHA256, under a per-user key kept in the user config dir (mode 0600), over the
+//! canonical project path, the kind, the name and the digest. So a record committed by a
+//! repository, copied from another clone, or left over from before the thing changed does not
+//! count, and [`TrustState`] says which of these it is.
+
+mod key;
+mod record;
+
+pub use key::{KEY_FILE, TrustError, TrustKey};
+pub use record::{RecordError, TrustState, record_trust, remove_trust, trust_state};
+
+use sha2::{Digest, Sha256};
+
+/// `sha256:<hex>` of `bytes`: the digest format of trust records.
+pub fn digest_of(bytes: &[u8]) -> String {
+    format!("sha256:{}", hex::encode(Sha256::digest(bytes)))
+}

@@ -1,0 +1,235 @@
+//! Reading, judging, writing and removing trust records.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::{Value, json};
+
+use crate::names::SourceKind;
+use crate::settings::{EditError, Layer, Settings, edit_settings};
+
+use super::key::{TrustError, TrustKey};
+
+/// Whether a source the repository chose may load, and if not, why.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[serde(tag = "state", rename_all = "kebab-case")]
+pub enum TrustState {
+    /// A valid record for exactly what is there now.
+    Trusted,
+    /// No record.
+    NotTrusted,
+    /// A valid record, but for something else: the source changed since it was trusted.
+    Changed,
+    /// The record was made for another clone of the project.
+    OtherClone {
+        /// The project path the record names.
+        made_for: String,
+    },
+    /// The record's signature is not this user's: it was not made by `trust` on this machine
+    /// (committed, hand-written, or from another machine).
+    NotSignedByYou,
+    /// `settings.local.json` is tracked by git, so none of its records count.
+    LocalFileTracked,
+    /// The trust key is missing or unusable, so no record can be checked.
+    KeyUnavailable {
+        /// Why.
+        reason: String,
+    },
+}
+
+impl TrustState {
+    /// True only for [`TrustState::Trusted`].
+    pub fn is_trusted(&self) -> bool {
+        matches!(self, TrustState::Trusted)
+    }
+
+    /// One line for `list`: what is wrong and the command that fixes it.
+    pub fn explain(&self, kind: SourceKind, name: &str) -> String {
+        let command = format!("earshot {} trust {name}", kind.cli_noun());
+        match self {
+            TrustState::Trusted => "trusted".into(),
+            TrustState::NotTrusted => format!("not trusted: the repository added it; run `{command}` to load it"),
+            TrustState::Changed => format!("changed since you trusted it; review it, then run `{command}`"),
+            TrustState::OtherClone { made_for } => {
+                format!("its trust record was made for another clone ({made_for}); run `{command}` here")
+            }
+            TrustState::NotSignedByYou => format!(
+                "its trust record was not made by you on this machine (committed or copied); run `{command}`"
+            ),
+            TrustState::LocalFileTracked => format!(
+                "not trusted: .earshot/settings.local.json is tracked by git, so its records do not count; untrack it, then run `{command}`"
+            ),
+            TrustState::KeyUnavailable { reason } => format!("not trusted: {reason}; then run `{command}`"),
+        }
+    }
+}
+
+fn record_path<'a>(settings_value: &'a Value, kind: SourceKind, name: &str) -> Option<&'a Value> {
+    settings_value.get("trust")?.get(kind.cli_noun())?.get(name)
+}
+
+/// Judges the record for `kind`/`name` against `digest`, the digest of what is there now.
+pub fn trust_state(settings: &Settings, kind: SourceKind, name: &str, digest: &str) -> TrustState {
+    if settings.local_file_refused() {
+        return TrustState::LocalFileTracked;
+    }
+    let Some(project) = &settings.project else { return TrustState::NotTrusted };
+    let record = settings
+        .file(Layer::Local)
+        .and_then(|file| file.value.as_ref())
+        .and_then(|value| record_path(value, kind, name));
+    let Some(record) = record else { return TrustState::NotTrusted };
+    let field = |key: &str| record.get(key).and_then(Value::as_str).unwrap_or_default();
+    let key = match settings.user_config_dir.as_deref().map(TrustKey::load) {
+        None => return TrustState::KeyUnavailable { reason: TrustError::NoConfigDir.to_string() },
+        Some(Err(error)) => return TrustState::KeyUnavailable { reason: error.to_string() },
+        Some(Ok(None)) => {
+            return TrustState::KeyUnavailable {
+                reason: "there is no trust key on this machine, so this record was made elsewhere".into(),
+            };
+        }
+        Some(Ok(Some(key))) => key,
+    };
+    let made_for = field("project");
+    if Path::new(made_for) != project.root {
+        return TrustState::OtherClone {
+            made_for: made_for.to_string(),
+        };
+    }
+    let recorded_digest = field("digest");
+    if !key.verify(&project.root, kind.cli_noun(), name, recorded_digest, field("signature")) {
+        return TrustState::NotSignedByYou;
+    }
+    if recorded_digest != digest {
+        return TrustState::Changed;
+    }
+    TrustState::Trusted
+}
+
+/// Why `trust`/`untrust` failed.
+#[derive(Debug, thiserror::Error)]
+pub enum RecordError {
+    /// The key is unusable.
+    #[error(transparent)]
+    Key(#[from] TrustError),
+    /// The settings file could not be edited.
+    #[error("{path}: {source}")]
+    Edit {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: EditError,
+    },
+    /// There is no project to record trust in.
+    #[error("there is no project here to trust anything in; run this inside a project or pass --project DIR")]
+    NoProject,
+    /// The local file is tracked by git.
+    #[error(".earshot/settings.local.json is tracked by git; untrack it first (`git rm --cached .earshot/settings.local.json`)")]
+    LocalFileTracked,
+}
+
+/// Records that the user trusts `kind`/`name` as it is now (`digest`), signs the record, and
+/// adds `.earshot/settings.local.json` to the project's `.gitignore`.
+///
+/// # Errors
+/// A [`RecordError`] when the key or a file cannot be used.
+pub fn record_trust(settings: &Settings, kind: SourceKind, name: &str, digest: &str) -> Result<(), RecordError> {
+    let project = settings.project.as_ref().ok_or(RecordError::NoProject)?;
+    if settings.local_file_refused() {
+        return Err(RecordError::LocalFileTracked);
+    }
+    let config_dir = settings.user_config_dir.as_deref().ok_or(TrustError::NoConfigDir)?;
+    let key = TrustKey::load_or_create(config_dir)?;
+    let signature = key.sign(&project.root, kind.cli_noun(), name, digest);
+    let record = json!({
+        "digest": digest,
+        "project": project.root.to_string_lossy(),
+        "signature": signature,
+    });
+    let path = project.local_settings();
+    edit_settings(&path, |value| {
+        let root = value.as_object_mut().expect("settings files hold objects");
+        let trust = object_at(root, "trust");
+        let kind_map = object_at(trust, kind.cli_noun());
+        kind_map.insert(name.to_string(), record);
+    })
+    .map_err(|source| RecordError::Edit { path: path.clone(), source })?;
+    ignore_local_settings(&project.root).map_err(|source| RecordError::Edit {
+        path: project.root.join(".gitignore"),
+        source,
+    })
+}
+
+/// Removes the record for `kind`/`name`; returns whether there was one.
+///
+/// # Errors
+/// A [`RecordError`] when the file cannot be edited.
+pub fn remove_trust(settings: &Settings, kind: SourceKind, name: &str) -> Result<bool, RecordError> {
+    let project = settings.project.as_ref().ok_or(RecordError::NoProject)?;
+    let path = project.local_settings();
+    if !path.exists() {
+        return Ok(false);
+    }
+    let mut removed = false;
+    edit_settings(&path, |value| {
+        if let Some(kind_map) = value
+            .get_mut("trust")
+            .and_then(|trust| trust.get_mut(kind.cli_noun()))
+            .and_then(Value::as_object_mut)
+        {
+            removed = kind_map.shift_remove(name).is_some();
+        }
+    })
+    .map_err(|source| RecordError::Edit { path, source })?;
+    Ok(removed)
+}
+
+fn object_at<'a>(map: &'a mut serde_json::Map<String, Value>, key: &str) -> &'a mut serde_json::Map<String, Value> {
+    let slot = map.entry(key).or_insert_with(|| json!({}));
+    if !slot.is_object() {
+        *slot = json!({});
+    }
+    slot.as_object_mut().expect("just made an object")
+}
+
+/// The lines `trust` keeps in the project's `.gitignore`.
+const IGNORED: &[&str] = &[".earshot/settings.local.json", ".earshot/settings.local.json.lock"];
+
+/// Adds the local settings file (and its lock) to `.gitignore`, keeping everything else.
+fn ignore_local_settings(root: &Path) -> Result<(), EditError> {
+    let path = root.join(".gitignore");
+    let existing = match std::fs::read_to_string(&path) {
+        Ok(text) => text,
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => String::new(),
+        Err(error) => {
+            return Err(EditError::Io {
+                path,
+                reason: error.to_string(),
+            });
+        }
+    };
+    let missing: Vec<&str> = IGNORED
+        .iter()
+        .copied()
+        .filter(|line| !existing.lines().any(|existing| existing.trim() == *line || existing.trim() == format!("/{line}")))
+        .collect();
+    if missing.is_empty() {
+        return Ok(());
+    }
+    let mut text = existing;
+    if !text.is_empty() && !text.ends_with('\n') {
+        text.push('\n');
+    }
+    for line in missing {
+        text.push_str(line);
+        text.push('\n');
+    }
+    let temp_dir = root;
+    let io = |error: std::io::Error| EditError::Io {
+        path: path.clone(),
+        reason: error.to_string(),
+    };
+    let mut temp = tempfile::NamedTempFile::new_in(temp_dir).map_err(io)?;
+    std::io::Write::write_all(&mut temp, text.as_bytes()).map_err(io)?;
+    temp.persist(&path).map_err(|error| io(error.error))?;
+    Ok(())
+}

@@ -39,3 +39,77 @@ pub fn load_tool(name: &str, path: &str, limits: SandboxLimits) -> ToolComponent
     let bytes = std::fs::read(path).expect("built component");
     ToolComponent::load(&SandboxEngine::shared(), &shared_cache(), name, &bytes, limits).expect("component loads")
 }
+
+/// A throwaway project and user config dir, and a way to run `earshot` in them.
+pub struct Sandbox {
+    pub dir: tempfile::TempDir,
+}
+
+impl Sandbox {
+    /// An empty project (`project/`, a git repository) and config dir (`config/`).
+    pub fn new() -> Sandbox {
+        let dir = tempfile::tempdir().expect("temp dir");
+        std::fs::create_dir_all(dir.path().join("project/.earshot")).unwrap();
+        std::fs::create_dir_all(dir.path().join("config")).unwrap();
+        let sandbox = Sandbox { dir };
+        sandbox.git(&["init", "-q", "."]);
+        sandbox
+    }
+
+    /// The project root (canonical).
+    pub fn project(&self) -> std::path::PathBuf {
+        self.dir.path().join("project").canonicalize().unwrap()
+    }
+
+    /// The user config dir.
+    pub fn config(&self) -> std::path::PathBuf {
+        self.dir.path().join("config")
+    }
+
+    /// Writes a file under the project.
+    pub fn write(&self, relative: &str, contents: impl AsRef<[u8]>) {
+        let path = self.project().join(relative);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, contents).unwrap();
+    }
+
+    /// Reads a file under the project.
+    pub fn read(&self, relative: &str) -> String {
+        std::fs::read_to_string(self.project().join(relative)).unwrap_or_default()
+    }
+
+    /// Runs git in the project.
+    pub fn git(&self, args: &[&str]) {
+        let status = std::process::Command::new("git")
+            .arg("-C")
+            .arg(self.dir.path().join("project"))
+            .args(["-c", "user.email=t@example.com", "-c", "user.name=t"])
+            .args(args)
+            .status()
+            .expect("git runs");
+        assert!(status.success(), "git {args:?}");
+    }
+
+    /// The `earshot` command, pointed at this project and config dir, without colour.
+    pub fn earshot(&self) -> std::process::Command {
+        let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_earshot"));
+        command
+            .arg("--project")
+            .arg(self.project())
+            .env("EARSHOT_CONFIG_DIR", self.config())
+            .env("NO_COLOR", "1")
+            .env_remove("RUST_LOG")
+            .stdin(std::process::Stdio::null());
+        command
+    }
+
+    /// Runs `earshot ARGS`, returning (exit code, stdout, stderr).
+    pub fn run(&self, args: &[&str]) -> (i32, String, String) {
+        let output = self.earshot().args(args).output().expect("earshot runs");
+        (
+            output.status.code().unwrap_or(-1),
+            String::from_utf8_lossy(&output.stdout).into_owned(),
+            String::from_utf8_lossy(&output.stderr).into_owned(),
+        )
+    }
+}

@@ -201,6 +201,7 @@ fn read_effect(permissions: &Value, effect: Effect, origin: &Origin, into: &mut 
             .ok_or_else(|| "a rule must be a string".to_string())
             .and_then(|text| parse_rule(text).map_err(str::to_string));
         let (kind, not_in_force) = match parsed {
+            Err(reason) if reason == OTHER_TOOL => (None, Some("not a plugin rule: left to earshot's other tools".to_string())),
             Err(reason) => (None, Some(format!("malformed: {reason}"))),
             Ok((kind, _)) if effect == Effect::Allow && !origin.layer.owned_by_user() => (
                 Some(kind),
@@ -221,10 +222,16 @@ fn read_effect(permissions: &Value, effect: Effect, origin: &Origin, into: &mut 
     }
 }
 
+/// The reason [`parse_rule`] gives for a well-formed rule of another earshot tool (`Bash(ls)`,
+/// `Read(*.md)`): the settings file is shared with the rest of earshot, so such a rule is not
+/// malformed, just not this host's to enforce.
+pub const OTHER_TOOL: &str = "a rule for another earshot tool";
+
 /// Splits `Mcp(glob)` into its kind and glob.
 ///
 /// # Errors
-/// A description of what is wrong with the rule.
+/// A description of what is wrong with the rule, or [`OTHER_TOOL`] for a well-formed rule of
+/// another tool.
 pub fn parse_rule(text: &str) -> Result<(SourceKind, &str), &'static str> {
     let (keyword, rest) = text
         .split_once('(')
@@ -234,6 +241,9 @@ pub fn parse_rule(text: &str) -> Result<(SourceKind, &str), &'static str> {
         "Mcp" => SourceKind::Mcp,
         "Extension" => SourceKind::Extension,
         "Plugin" => SourceKind::Plugin,
+        other if !other.is_empty() && other.chars().next().is_some_and(|c| c.is_ascii_uppercase()) && other.chars().all(|c| c.is_ascii_alphanumeric()) => {
+            return Err(OTHER_TOOL);
+        }
         _ => return Err("expected Mcp(…), Extension(…) or Plugin(…)"),
     };
     if pattern.is_empty() {

@@ -23,6 +23,7 @@ pub enum Transport {
         /// Variables added to its minimal environment.
         env: BTreeMap<String, String>,
         /// Its working directory, when set.
+        #[serde(skip_serializing_if = "Option::is_none")]
         cwd: Option<String>,
     },
     /// Streamable HTTP.

@@ -4,7 +4,11 @@
 //! WebAssembly components), gives every tool one namespaced name, and sends every call through
 //! one permission gate.
 //!
+//! * [`host`] — a loaded session: settings, gate, sandboxes, registry.
 //! * [`gate`] — THE GATE: rules, decisions, prompters.
+//! * [`dispatch`] — the only code that runs a tool (after the gate allows it).
+//! * [`registry`] — one namespace for every tool.
+//! * [`loaders`] — sources into registered tools (components so far).
 //! * [`settings`] — the settings layers, the project, safe edits.
 //! * [`trust`] — trust records a repository cannot forge.
 //! * [`sources`] — what each loader would load, found without loading it.
@@ -14,10 +18,14 @@
 //! * [`paths`] — where the user's files live.
 #![deny(missing_docs)]
 
+pub mod dispatch;
 pub mod gate;
+pub mod host;
+pub mod loaders;
 pub mod mcp;
 pub mod names;
 pub mod paths;
+pub mod registry;
 pub mod sandbox;
 pub mod settings;
 pub mod sources;

@@ -1,6 +1,6 @@
 //! What every command needs: the user config dir, the project, and the settings layers.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use earshot_host::gate::{Gate, RuleSet};
 use earshot_host::paths::user_config_dir;
@@ -35,11 +35,6 @@ impl Context {
             output::warning_line(&problem.to_string());
         }
         Ok(Context { settings })
-    }
-
-    /// The project root.
-    pub fn project_root(&self) -> PathBuf {
-        self.settings.project.as_ref().map(|p| p.root.clone()).unwrap_or_default()
     }
 
     /// The gate over the rules of every layer.

@@ -5,6 +5,7 @@ mod files;
 mod mcp;
 mod output;
 mod permissions;
+mod tools;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -68,6 +69,9 @@ enum Command {
     /// Permission rules: which rule decides, and every rule in force.
     #[command(subcommand)]
     Permissions(permissions::PermissionsCommand),
+    /// Tools: what a model would see, and calling one through the gate.
+    #[command(subcommand)]
+    Tools(tools::ToolsCommand),
 }
 
 /// Parses the command line, runs the command, and turns its result into an exit code.
@@ -92,6 +96,7 @@ pub fn run() -> ExitCode {
         Command::Extensions(command) => files::run(&context, earshot_host::names::SourceKind::Extension, command),
         Command::Plugins(command) => files::run(&context, earshot_host::names::SourceKind::Plugin, command),
         Command::Permissions(command) => permissions::run(&context, command),
+        Command::Tools(command) => tools::run(context, command),
     };
     match result {
         Ok(code) => ExitCode::from(code),

@@ -1,0 +1,95 @@
+//! Dispatch: the only code that runs a tool. Gate first, then the input is validated in the
+//! validator sandbox, then the tool runs.
+
+use crate::gate::{Gate, Outcome, Prompter, ToolRequest, sanitise_for_terminal};
+use crate::registry::{Runner, ToolRegistry};
+use crate::sandbox::{SchemaValidator, ValidationIssue, Verdict};
+
+/// What a tool call produced, for the model.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct ToolOutput {
+    /// The text for the model.
+    pub output: String,
+    /// The tool reported failure.
+    pub is_error: bool,
+    /// A title for the user's display.
+    pub title: Option<String>,
+}
+
+/// Why a call did not produce a tool output.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum CallError {
+    /// No registered tool has that name.
+    #[error("no tool named \"{0}\"; `earshot tools list` shows what is available")]
+    UnknownTool(String),
+    /// The gate denied it.
+    #[error("{0}")]
+    Denied(String),
+    /// The input does not match the tool's schema.
+    #[error("the input for {tool} does not match its schema: {}", issues.join("; "))]
+    InvalidInput {
+        /// The tool.
+        tool: String,
+        /// Each problem, located.
+        issues: Vec<String>,
+    },
+    /// The tool could not run (its sandbox failed, or validation itself failed).
+    #[error("{0}")]
+    Failed(String),
+}
+
+/// Runs `name` with `input_json`: asks the gate (prompting only on ask), validates the input,
+/// and runs the tool.
+///
+/// # Errors
+/// A [`CallError`] saying why the tool did not run or did not finish.
+pub fn call_tool(
+    registry: &ToolRegistry,
+    gate: &Gate,
+    validator: &SchemaValidator,
+    prompter: &dyn Prompter,
+    name: &str,
+    input_json: &str,
+) -> Result<ToolOutput, CallError> {
+    let tool = registry.find(name).ok_or_else(|| CallError::UnknownTool(name.to_string()))?;
+    let detail = format!("input: {}", sanitise_for_terminal(input_json, 800));
+    let request = ToolRequest {
+        tool: &tool.id,
+        read_only: tool.read_only,
+        title: Some(&tool.description),
+        detail: Some(&detail),
+    };
+    if let Outcome::Denied(reason) = gate.authorize(&request, prompter) {
+        return Err(CallError::Denied(reason));
+    }
+    let verdict = validator
+        .validate(&tool.compiled_schema, input_json)
+        .map_err(|error| CallError::Failed(format!("could not validate the input of {}: {error}", tool.id)))?;
+    match verdict {
+        Verdict::Valid => {}
+        Verdict::NotJson(reason) => {
+            return Err(CallError::InvalidInput {
+                tool: tool.id.namespaced(),
+                issues: vec![format!("it is not JSON: {reason}")],
+            });
+        }
+        Verdict::Invalid(issues) => {
+            return Err(CallError::InvalidInput {
+                tool: tool.id.namespaced(),
+                issues: issues.iter().map(ValidationIssue::to_string).collect(),
+            });
+        }
+    }
+    match &tool.runner {
+        Runner::Component(component) => {
+            let output = component
+                .call(tool.id.tool(), input_json)
+                .map_err(|error| CallError::Failed(format!("{} failed: {error}", tool.id)))?;
+            Ok(ToolOutput {
+                output: output.output,
+                is_error: output.is_error,
+                title: output.title,
+            })
+        }
+    }
+}

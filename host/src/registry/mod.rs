@@ -1,0 +1,123 @@
+//! The tool registry: one namespace for every source's tools.
+//!
+//! Every tool is registered under its [`ToolId`] (`<source>__<tool>` plus its kind). Two sources
+//! producing the same namespaced name are both reported and neither is registered. A tool a
+//! model API would refuse by name gets a stable alias; rules still match the full identity.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use crate::names::{SourceKind, ToolId};
+use crate::sandbox::{CompiledSchema, ToolComponent};
+
+/// What runs a tool once dispatch has the gate's allow and a valid input.
+#[derive(Clone)]
+pub enum Runner {
+    /// A tool of a sandboxed component.
+    Component(Arc<ToolComponent>),
+}
+
+/// One registered tool.
+#[derive(Clone)]
+pub struct RegisteredTool {
+    /// Its identity; rules match this.
+    pub id: ToolId,
+    /// The name a model sees (the namespaced name, or a stable alias).
+    pub model_name: String,
+    /// What it does.
+    pub description: String,
+    /// Its input schema, as JSON text.
+    pub input_schema: String,
+    /// The source's read-only claim (the gate decides whether it is honoured).
+    pub read_only: bool,
+    /// The input schema compiled in the validator sandbox.
+    pub compiled_schema: Arc<CompiledSchema>,
+    /// What runs it.
+    pub runner: Runner,
+}
+
+/// A problem found while registering, reported and never silently resolved.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RegistryProblem {
+    /// The kind of the source that had the problem.
+    pub kind: SourceKind,
+    /// The source's name.
+    pub source: String,
+    /// What went wrong.
+    pub message: String,
+}
+
+/// Every tool in the session, by namespaced name.
+#[derive(Default)]
+pub struct ToolRegistry {
+    tools: BTreeMap<String, RegisteredTool>,
+    /// Names claimed by more than one source: (name, the sources that claimed it).
+    collisions: BTreeMap<String, Vec<String>>,
+    problems: Vec<RegistryProblem>,
+}
+
+impl ToolRegistry {
+    /// An empty registry.
+    pub fn new() -> ToolRegistry {
+        ToolRegistry::default()
+    }
+
+    /// Registers `tool`, unless another source already produced the same namespaced name (or
+    /// the same model-facing alias), in which case neither is kept and both are reported.
+    pub fn register(&mut self, tool: RegisteredTool) {
+        let name = tool.id.namespaced();
+        let who = |t: &RegisteredTool| format!("{} {}", t.id.kind().noun(), t.id.source());
+        if let Some(claimants) = self.collisions.get_mut(&name) {
+            claimants.push(who(&tool));
+            return;
+        }
+        let clash = self
+            .tools
+            .values()
+            .find(|existing| existing.id.namespaced() == name || existing.model_name == tool.model_name)
+            .map(|existing| existing.id.namespaced());
+        if let Some(existing_name) = clash {
+            let existing = self.tools.remove(&existing_name).expect("found above");
+            self.collisions.insert(name, vec![who(&existing), who(&tool)]);
+            return;
+        }
+        self.tools.insert(name, tool);
+    }
+
+    /// Records a problem with a source.
+    pub fn report(&mut self, kind: SourceKind, source: &str, message: impl Into<String>) {
+        self.problems.push(RegistryProblem {
+            kind,
+            source: source.to_string(),
+            message: message.into(),
+        });
+    }
+
+    /// Every registered tool, sorted by namespaced name.
+    pub fn tools(&self) -> impl Iterator<Item = &RegisteredTool> {
+        self.tools.values()
+    }
+
+    /// The tool a model or user names: by namespaced name or by model-facing alias.
+    pub fn find(&self, name: &str) -> Option<&RegisteredTool> {
+        self.tools
+            .get(name)
+            .or_else(|| self.tools.values().find(|tool| tool.model_name == name))
+    }
+
+    /// Every problem, including collisions, as one line each.
+    pub fn problems(&self) -> Vec<String> {
+        let mut lines: Vec<String> = self
+            .problems
+            .iter()
+            .map(|problem| format!("{} \"{}\": {}", problem.kind.noun(), problem.source, problem.message))
+            .collect();
+        for (name, claimants) in &self.collisions {
+            lines.push(format!(
+                "{name} is contributed by {}; neither is loaded until one is renamed",
+                claimants.join(" and ")
+            ));
+        }
+        lines
+    }
+}

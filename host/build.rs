@@ -16,6 +16,7 @@ const GUESTS: &[(&str, &str)] = &[
     ("earshot-mcp-output", "earshot_mcp_output"),
     ("hello-tool", "hello_tool"),
     ("hostile-tool", "hostile_tool"),
+    ("future-tool", "future_tool"),
 ];
 
 const TARGET: &str = "wasm32-wasip2";

@@ -113,3 +113,6 @@ impl Sandbox {
         )
     }
 }
+
+/// A built guest other than the SDK example and the hostile one.
+pub const FUTURE_WASM: &str = env!("EARSHOT_GUEST_FUTURE_TOOL_WASM");

@@ -12,7 +12,10 @@ use earshot_host::settings::{ProjectPaths, Settings};
 
 fn percentiles(mut samples: Vec<Duration>) -> (Duration, Duration) {
     samples.sort();
-    (samples[samples.len() / 2], samples[samples.len() * 99 / 100])
+    (
+        samples[samples.len() / 2],
+        samples[samples.len() * 99 / 100],
+    )
 }
 
 fn measure(gate: &Gate, tools: &[ToolId]) -> (Duration, Duration) {
@@ -20,7 +23,12 @@ fn measure(gate: &Gate, tools: &[ToolId]) -> (Duration, Duration) {
     for round in 0..200_000usize {
         let tool = &tools[round % tools.len()];
         let start = Instant::now();
-        black_box(gate.decide(black_box(&ToolRequest { tool, read_only: false, title: None, detail: None })));
+        black_box(gate.decide(black_box(&ToolRequest {
+            tool,
+            read_only: false,
+            title: None,
+            detail: None,
+        })));
         samples.push(start.elapsed());
     }
     percentiles(samples)
@@ -57,7 +65,8 @@ fn main() {
     }
     let total = allow.len() + deny.len() + ask.len();
     assert_eq!(total, 1_000);
-    let (_dir, loaded) = gate_with(serde_json::json!({"permissions": {"allow": allow, "deny": deny, "ask": ask}}));
+    let (_dir, loaded) =
+        gate_with(serde_json::json!({"permissions": {"allow": allow, "deny": deny, "ask": ask}}));
     let (_empty_dir, empty) = gate_with(serde_json::json!({}));
 
     let tools: Vec<ToolId> = (0..100)
@@ -74,8 +83,16 @@ fn main() {
     let (base50, base99) = measure(&empty, &tools);
     println!("| gate decision | p50 | p99 |");
     println!("|---|---|---|");
-    println!("| 1,000 rules in force | {:.2} µs | {:.2} µs |", p50.as_secs_f64() * 1e6, p99.as_secs_f64() * 1e6);
-    println!("| no rules (baseline) | {:.2} µs | {:.2} µs |", base50.as_secs_f64() * 1e6, base99.as_secs_f64() * 1e6);
+    println!(
+        "| 1,000 rules in force | {:.2} µs | {:.2} µs |",
+        p50.as_secs_f64() * 1e6,
+        p99.as_secs_f64() * 1e6
+    );
+    println!(
+        "| no rules (baseline) | {:.2} µs | {:.2} µs |",
+        base50.as_secs_f64() * 1e6,
+        base99.as_secs_f64() * 1e6
+    );
     println!(
         "| ratio | {:.1}× | {:.1}× |",
         p50.as_secs_f64() / base50.as_secs_f64(),

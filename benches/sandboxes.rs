@@ -6,7 +6,9 @@
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
-use earshot_host::sandbox::{ComponentCache, McpOutputParser, SandboxEngine, SchemaValidator, ToolComponent, SandboxLimits};
+use earshot_host::sandbox::{
+    ComponentCache, McpOutputParser, SandboxEngine, SandboxLimits, SchemaValidator, ToolComponent,
+};
 use serde_json::{Value, json};
 
 /// Median time per call of `f`, over `batches` batches sized to take about 20 ms each.
@@ -79,9 +81,10 @@ fn main() {
         "required": ["repo", "title"],
         "additionalProperties": false
     });
-    let instance = json!({"repo": "acme/widgets", "title": "Crash on start", "body": "Steps: run it.",
+    let instance =
+        json!({"repo": "acme/widgets", "title": "Crash on start", "body": "Steps: run it.",
                           "labels": ["bug", "p1"], "draft": false})
-    .to_string();
+        .to_string();
     let native = jsonschema::validator_for(&schema).expect("schema");
     let native_time = per_call(31, || {
         let value: Value = serde_json::from_str(black_box(&instance)).expect("json");
@@ -91,44 +94,124 @@ fn main() {
     let validator = SchemaValidator::new(&engine, &cache).expect("validator");
     let compiled = validator.compile(&schema.to_string()).expect("compiles");
     let sandboxed_time = per_call(31, || {
-        black_box(validator.validate(&compiled, black_box(&instance)).expect("validates"));
+        black_box(
+            validator
+                .validate(&compiled, black_box(&instance))
+                .expect("validates"),
+        );
     });
-    row("validate 5-property tool input", "native jsonschema", sandboxed_time, native_time);
+    row(
+        "validate 5-property tool input",
+        "native jsonschema",
+        sandboxed_time,
+        native_time,
+    );
 
     // 2. Normalise MCP results of 1 KB, 100 KB and 1 MB.
     let parser = McpOutputParser::new(&engine, &cache).expect("parser");
-    for (label, size) in [("1 KB", 1usize << 10), ("100 KB", 100 << 10), ("1 MB", 1 << 20)] {
-        let text: String = "lorem ipsum dolor sit amet\n".chars().cycle().take(size).collect();
+    for (label, size) in [
+        ("1 KB", 1usize << 10),
+        ("100 KB", 100 << 10),
+        ("1 MB", 1 << 20),
+    ] {
+        let text: String = "lorem ipsum dolor sit amet\n"
+            .chars()
+            .cycle()
+            .take(size)
+            .collect();
         let result = json!({"content": [{"type": "text", "text": text}]}).to_string();
         let native_time = per_call(21, || {
             black_box(
-                earshot_mcp_output::normalise(black_box(&result), None, earshot_mcp_output::Limits::default())
-                    .expect("normalises"),
+                earshot_mcp_output::normalise(
+                    black_box(&result),
+                    None,
+                    earshot_mcp_output::Limits::default(),
+                )
+                .expect("normalises"),
             );
         });
         let sandboxed_time = per_call(21, || {
-            black_box(parser.normalise(black_box(&result), None).expect("normalises"));
+            black_box(
+                parser
+                    .normalise(black_box(&result), None)
+                    .expect("normalises"),
+            );
         });
-        row(&format!("mcp-output on a {label} result"), "native", sandboxed_time, native_time);
+        row(
+            &format!("mcp-output on a {label} result"),
+            "native",
+            sandboxed_time,
+            native_time,
+        );
     }
 
-    // 3. Component ready: from the cache versus from nothing (compile).
+    // 3. Component ready: from the cache, from the code precompiled at build time (a fresh
+    //    machine), and compiled from nothing (what a fresh machine would pay without it).
     let from_cache = per_call(11, || {
         black_box(SchemaValidator::new(&engine, &cache).expect("validator"));
     });
+    let fresh_dirs: Vec<tempfile::TempDir> = (0..5)
+        .map(|_| tempfile::tempdir().expect("temp dir"))
+        .collect();
+    let mut fresh = fresh_dirs.iter();
     let started = Instant::now();
-    black_box(SchemaValidator::new(&engine, &ComponentCache::disabled()).expect("validator"));
+    for _ in 0..5 {
+        let dir = fresh.next().expect("five dirs");
+        black_box(
+            SchemaValidator::new(&engine, &ComponentCache::in_dir(dir.path())).expect("validator"),
+        );
+    }
+    let from_precompiled = started.elapsed() / 5;
+    let validator_wasm =
+        std::fs::read(env!("EARSHOT_GUEST_EARSHOT_SCHEMA_VALIDATOR_WASM")).expect("validator wasm");
+    let started = Instant::now();
+    black_box(
+        ComponentCache::disabled()
+            .load(&engine, "schema-validator", &validator_wasm)
+            .expect("compiles"),
+    );
     let from_nothing = started.elapsed();
-    row("validator ready from cache", "compiled from nothing", from_cache, from_nothing);
+    row(
+        "validator ready from cache",
+        "compiled from nothing",
+        from_cache,
+        from_nothing,
+    );
+    row(
+        "validator ready on a fresh machine (build-time code)",
+        "compiled from nothing",
+        from_precompiled,
+        from_nothing,
+    );
 
     let hello = std::fs::read(env!("EARSHOT_GUEST_HELLO_TOOL_WASM")).expect("hello component");
     let tool_cache = per_call(11, || {
-        black_box(ToolComponent::load(&engine, &cache, "hello", &hello, SandboxLimits::TOOL_COMPONENT).expect("loads"));
+        black_box(
+            ToolComponent::load(
+                &engine,
+                &cache,
+                "hello",
+                &hello,
+                SandboxLimits::TOOL_COMPONENT,
+            )
+            .expect("loads"),
+        );
     });
     let started = Instant::now();
     black_box(
-        ToolComponent::load(&engine, &ComponentCache::disabled(), "hello", &hello, SandboxLimits::TOOL_COMPONENT)
-            .expect("loads"),
+        ToolComponent::load(
+            &engine,
+            &ComponentCache::disabled(),
+            "hello",
+            &hello,
+            SandboxLimits::TOOL_COMPONENT,
+        )
+        .expect("loads"),
     );
-    row("tool component ready from cache", "compiled from nothing", tool_cache, started.elapsed());
+    row(
+        "tool component ready from cache",
+        "compiled from nothing",
+        tool_cache,
+        started.elapsed(),
+    );
 }

@@ -6,9 +6,15 @@
 //! (so that guest-sdk features are not unified across worlds) into `<target>/guests`, with the
 //! outer build's flags removed so that host-only settings never leak into a wasm build.
 
+#[path = "src/sandbox/engine_config.rs"]
+mod engine_config;
+
 use std::env;
 use std::path::{Path, PathBuf};
 use std::process::Command;
+
+/// The host's own components, precompiled here so that a fresh machine never waits for Cranelift.
+const PRECOMPILED: &[&str] = &["earshot_schema_validator", "earshot_mcp_output"];
 
 /// (package, wasm file stem). The host embeds the first two; the others are test fixtures.
 const GUESTS: &[(&str, &str)] = &[
@@ -80,6 +86,9 @@ fn main() {
                 copied.display()
             )
         });
+        if PRECOMPILED.contains(stem) {
+            precompile(&copied, &out_dir.join(format!("{stem}.cwasm")));
+        }
         // Tests, benchmarks and the demo find every built guest through these.
         println!(
             "cargo:rustc-env=EARSHOT_GUEST_{}_WASM={}",
@@ -87,6 +96,21 @@ fn main() {
             copied.display()
         );
     }
+}
+
+/// Compiles `wasm` to native code for this machine with the runtime's exact engine configuration.
+/// The host loads it with `Component::deserialize`, which checks the wasmtime version and
+/// configuration, and compiles from the `.wasm` instead if they do not match.
+fn precompile(wasm: &Path, cwasm: &Path) {
+    let engine = wasmtime::Engine::new(&engine_config::sandbox_config())
+        .expect("the sandbox engine configuration is valid");
+    let bytes = std::fs::read(wasm)
+        .unwrap_or_else(|error| panic!("cannot read {}: {error}", wasm.display()));
+    let compiled = engine
+        .precompile_component(&bytes)
+        .unwrap_or_else(|error| panic!("cannot precompile {}: {error:#}", wasm.display()));
+    std::fs::write(cwasm, compiled)
+        .unwrap_or_else(|error| panic!("cannot write {}: {error}", cwasm.display()));
 }
 
 /// Fails the build with the exact command to run when the wasm32-wasip2 standard library is missing.

@@ -7,8 +7,8 @@ use std::io::{Cursor, Write};
 use std::sync::{Arc, Mutex};
 
 use earshot_host::gate::{
-    DecidedBy, Effect, Gate, NonInteractivePrompter, Outcome, PermissionPrompt, PromptAnswer, Prompter, RuleSet,
-    TerminalPrompter, ToolRequest,
+    DecidedBy, Effect, Gate, NonInteractivePrompter, Outcome, PermissionPrompt, PromptAnswer,
+    Prompter, RuleSet, TerminalPrompter, ToolRequest,
 };
 use earshot_host::names::{SourceKind, ToolId};
 use earshot_host::settings::{Layer, ProjectPaths, Settings};
@@ -41,7 +41,13 @@ fn mcp(source: &str, tool: &str) -> ToolId {
 }
 
 fn decide(gate: &Gate, tool: &ToolId, read_only: bool) -> Effect {
-    gate.decide(&ToolRequest { tool, read_only, title: None, detail: None }).effect
+    gate.decide(&ToolRequest {
+        tool,
+        read_only,
+        title: None,
+        detail: None,
+    })
+    .effect
 }
 
 #[test]
@@ -51,11 +57,35 @@ fn every_rule_form_matches_its_own_kind_only() {
         "",
         "",
     );
-    assert_eq!(decide(&gate, &mcp("github", "search_issues"), false), Effect::Allow);
-    assert_eq!(decide(&gate, &ToolId::new(SourceKind::Extension, "jira", "ticket").unwrap(), false), Effect::Allow);
-    assert_eq!(decide(&gate, &ToolId::new(SourceKind::Plugin, "hello", "greet").unwrap(), false), Effect::Allow);
+    assert_eq!(
+        decide(&gate, &mcp("github", "search_issues"), false),
+        Effect::Allow
+    );
+    assert_eq!(
+        decide(
+            &gate,
+            &ToolId::new(SourceKind::Extension, "jira", "ticket").unwrap(),
+            false
+        ),
+        Effect::Allow
+    );
+    assert_eq!(
+        decide(
+            &gate,
+            &ToolId::new(SourceKind::Plugin, "hello", "greet").unwrap(),
+            false
+        ),
+        Effect::Allow
+    );
     // The same names under another kind are not matched.
-    assert_eq!(decide(&gate, &ToolId::new(SourceKind::Extension, "github", "search_issues").unwrap(), false), Effect::Ask);
+    assert_eq!(
+        decide(
+            &gate,
+            &ToolId::new(SourceKind::Extension, "github", "search_issues").unwrap(),
+            false
+        ),
+        Effect::Ask
+    );
     assert_eq!(decide(&gate, &mcp("jira", "ticket"), false), Effect::Ask);
     assert_eq!(decide(&gate, &mcp("hello", "greet"), false), Effect::Ask);
 }
@@ -71,10 +101,21 @@ fn deny_beats_allow_beats_ask_and_the_default_is_ask() {
         "",
         "",
     );
-    assert_eq!(decide(&gate, &mcp("github", "create_issue"), false), Effect::Deny);
-    assert_eq!(decide(&gate, &mcp("github", "search_issues"), false), Effect::Allow);
+    assert_eq!(
+        decide(&gate, &mcp("github", "create_issue"), false),
+        Effect::Deny
+    );
+    assert_eq!(
+        decide(&gate, &mcp("github", "search_issues"), false),
+        Effect::Allow
+    );
     assert_eq!(decide(&gate, &mcp("linear", "list"), false), Effect::Ask);
-    let decision = gate.decide(&ToolRequest { tool: &mcp("slack", "post"), read_only: false, title: None, detail: None });
+    let decision = gate.decide(&ToolRequest {
+        tool: &mcp("slack", "post"),
+        read_only: false,
+        title: None,
+        detail: None,
+    });
     assert_eq!(decision.effect, Effect::Ask);
     assert_eq!(decision.decided_by, DecidedBy::Default);
     assert_eq!(decision.rule_name, "Mcp(slack__post)");
@@ -82,8 +123,17 @@ fn deny_beats_allow_beats_ask_and_the_default_is_ask() {
 
 #[test]
 fn the_decision_names_the_rule_and_the_file() {
-    let (_dir, gate, settings) = gate_for("", r#"{"permissions": {"deny": ["Mcp(github__delete_*)"]}}"#, "");
-    let decision = gate.decide(&ToolRequest { tool: &mcp("github", "delete_repo"), read_only: false, title: None, detail: None });
+    let (_dir, gate, settings) = gate_for(
+        "",
+        r#"{"permissions": {"deny": ["Mcp(github__delete_*)"]}}"#,
+        "",
+    );
+    let decision = gate.decide(&ToolRequest {
+        tool: &mcp("github", "delete_repo"),
+        read_only: false,
+        title: None,
+        detail: None,
+    });
     assert_eq!(
         decision.decided_by,
         DecidedBy::Rule {
@@ -104,23 +154,73 @@ fn a_checked_in_allow_rule_grants_nothing_but_its_deny_and_ask_rules_apply() {
     assert_eq!(decide(&gate, &mcp("github", "search"), false), Effect::Ask);
     assert_eq!(decide(&gate, &mcp("evil", "steal"), false), Effect::Deny);
     // The ask rule overrides a read-only claim.
-    assert_eq!(decide(&gate, &ToolId::new(SourceKind::Plugin, "hello", "greet").unwrap(), true), Effect::Ask);
-    let ignored = gate.rules().rules().iter().find(|rule| rule.text == "Mcp(*)").unwrap();
-    assert!(ignored.not_in_force.as_deref().unwrap().starts_with("ignored: allow rules in the checked-in"));
+    assert_eq!(
+        decide(
+            &gate,
+            &ToolId::new(SourceKind::Plugin, "hello", "greet").unwrap(),
+            true
+        ),
+        Effect::Ask
+    );
+    let ignored = gate
+        .rules()
+        .rules()
+        .iter()
+        .find(|rule| rule.text == "Mcp(*)")
+        .unwrap();
+    assert!(
+        ignored
+            .not_in_force
+            .as_deref()
+            .unwrap()
+            .starts_with("ignored: allow rules in the checked-in")
+    );
 
     // The same allow rule in the local file counts.
     let (_dir, gate, _) = gate_for("", "", r#"{"permissions": {"allow": ["Mcp(*)"]}}"#);
-    assert_eq!(decide(&gate, &mcp("github", "search"), false), Effect::Allow);
+    assert_eq!(
+        decide(&gate, &mcp("github", "search"), false),
+        Effect::Allow
+    );
 }
 
 #[test]
 fn read_only_is_honoured_for_extensions_and_plugins_never_for_mcp() {
-    let (_dir, gate, _) = gate_for("", r#"{"permissions": {"deny": ["Plugin(hello__wipe)"]}}"#, "");
-    assert_eq!(decide(&gate, &ToolId::new(SourceKind::Extension, "jira", "ticket").unwrap(), true), Effect::Allow);
-    assert_eq!(decide(&gate, &ToolId::new(SourceKind::Plugin, "hello", "greet").unwrap(), true), Effect::Allow);
-    assert_eq!(decide(&gate, &mcp("github", "search"), true), Effect::Ask, "readOnlyHint is not believed");
+    let (_dir, gate, _) = gate_for(
+        "",
+        r#"{"permissions": {"deny": ["Plugin(hello__wipe)"]}}"#,
+        "",
+    );
+    assert_eq!(
+        decide(
+            &gate,
+            &ToolId::new(SourceKind::Extension, "jira", "ticket").unwrap(),
+            true
+        ),
+        Effect::Allow
+    );
+    assert_eq!(
+        decide(
+            &gate,
+            &ToolId::new(SourceKind::Plugin, "hello", "greet").unwrap(),
+            true
+        ),
+        Effect::Allow
+    );
+    assert_eq!(
+        decide(&gate, &mcp("github", "search"), true),
+        Effect::Ask,
+        "readOnlyHint is not believed"
+    );
     // A deny still applies to a read-only tool.
-    assert_eq!(decide(&gate, &ToolId::new(SourceKind::Plugin, "hello", "wipe").unwrap(), true), Effect::Deny);
+    assert_eq!(
+        decide(
+            &gate,
+            &ToolId::new(SourceKind::Plugin, "hello", "wipe").unwrap(),
+            true
+        ),
+        Effect::Deny
+    );
 }
 
 #[test]
@@ -133,7 +233,10 @@ fn glob_edge_cases_cannot_reach_other_sources() {
     let (_dir, gate, _) = gate_for(r#"{"permissions": {"allow": ["Mcp(gh__*)"]}}"#, "", "");
     assert_eq!(decide(&gate, &mcp("gh", "issue"), false), Effect::Allow);
     assert_eq!(decide(&gate, &mcp("ghx", "issue"), false), Effect::Ask);
-    assert_eq!(decide(&gate, &mcp("gh-enterprise", "issue"), false), Effect::Ask);
+    assert_eq!(
+        decide(&gate, &mcp("gh-enterprise", "issue"), false),
+        Effect::Ask
+    );
 }
 
 #[test]
@@ -144,9 +247,24 @@ fn a_malformed_rule_is_reported_and_never_widens_access() {
         "",
     );
     let rules = gate.rules().rules();
-    let status = |text: &str| rules.iter().find(|rule| rule.text == text).unwrap().not_in_force.clone();
-    assert!(status("Mcp(").unwrap().starts_with("malformed: missing the closing ')'"));
-    assert!(status("42").unwrap().starts_with("malformed: a rule must be a string"));
+    let status = |text: &str| {
+        rules
+            .iter()
+            .find(|rule| rule.text == text)
+            .unwrap()
+            .not_in_force
+            .clone()
+    };
+    assert!(
+        status("Mcp(")
+            .unwrap()
+            .starts_with("malformed: missing the closing ')'")
+    );
+    assert!(
+        status("42")
+            .unwrap()
+            .starts_with("malformed: a rule must be a string")
+    );
     assert!(status("Mcp(gh[)").unwrap().starts_with("malformed:"));
     // The unreadable deny rule might have denied github tools: the allow rule is suspended.
     assert!(status("Mcp(github__*)").unwrap().starts_with("suspended"));
@@ -156,11 +274,28 @@ fn a_malformed_rule_is_reported_and_never_widens_access() {
 
 #[test]
 fn rules_of_other_earshot_tools_are_left_alone() {
-    let (_dir, gate, _) = gate_for(r#"{"permissions": {"allow": ["Bash(ls)", "Mcp(github__*)"]}}"#, "", "");
-    let bash = gate.rules().rules().iter().find(|rule| rule.text == "Bash(ls)").unwrap();
-    assert!(bash.not_in_force.as_deref().unwrap().starts_with("not a plugin rule"));
+    let (_dir, gate, _) = gate_for(
+        r#"{"permissions": {"allow": ["Bash(ls)", "Mcp(github__*)"]}}"#,
+        "",
+        "",
+    );
+    let bash = gate
+        .rules()
+        .rules()
+        .iter()
+        .find(|rule| rule.text == "Bash(ls)")
+        .unwrap();
+    assert!(
+        bash.not_in_force
+            .as_deref()
+            .unwrap()
+            .starts_with("not a plugin rule")
+    );
     assert!(gate.rules().allow_suspended_by().is_none());
-    assert_eq!(decide(&gate, &mcp("github", "search"), false), Effect::Allow);
+    assert_eq!(
+        decide(&gate, &mcp("github", "search"), false),
+        Effect::Allow
+    );
 }
 
 /// A prompter that must never be called.
@@ -179,15 +314,30 @@ fn a_denied_or_allowed_call_never_reaches_the_prompter() {
         "",
     );
     let denied = gate.authorize(
-        &ToolRequest { tool: &mcp("github", "delete_repo"), read_only: false, title: Some("please"), detail: None },
+        &ToolRequest {
+            tool: &mcp("github", "delete_repo"),
+            read_only: false,
+            title: Some("please"),
+            detail: None,
+        },
         &PanickingPrompter,
     );
     match denied {
-        Outcome::Denied(reason) => assert!(reason.starts_with("github__delete_repo is denied by the rule \"Mcp(github__delete_*)\" in "), "{reason}"),
+        Outcome::Denied(reason) => assert!(
+            reason.starts_with(
+                "github__delete_repo is denied by the rule \"Mcp(github__delete_*)\" in "
+            ),
+            "{reason}"
+        ),
         other => panic!("expected a denial, got {other:?}"),
     }
     let allowed = gate.authorize(
-        &ToolRequest { tool: &mcp("github", "search"), read_only: false, title: None, detail: None },
+        &ToolRequest {
+            tool: &mcp("github", "search"),
+            read_only: false,
+            title: None,
+            detail: None,
+        },
         &PanickingPrompter,
     );
     assert_eq!(allowed, Outcome::Allowed);
@@ -197,10 +347,20 @@ fn a_denied_or_allowed_call_never_reaches_the_prompter() {
 fn the_non_interactive_prompter_denies_and_names_the_rule_and_file() {
     let (_dir, gate, settings) = gate_for("", "", "");
     let outcome = gate.authorize(
-        &ToolRequest { tool: &mcp("github", "create_issue"), read_only: false, title: None, detail: None },
+        &ToolRequest {
+            tool: &mcp("github", "create_issue"),
+            read_only: false,
+            title: None,
+            detail: None,
+        },
         &NonInteractivePrompter,
     );
-    let local = settings.file(Layer::Local).unwrap().path.display().to_string();
+    let local = settings
+        .file(Layer::Local)
+        .unwrap()
+        .path
+        .display()
+        .to_string();
     assert_eq!(
         outcome,
         Outcome::Denied(format!(
@@ -226,7 +386,10 @@ impl Write for Screen {
 fn a_hostile_title_is_neutralised_on_the_terminal() {
     let (_dir, gate, _) = gate_for("", "", "");
     let screen = Screen::default();
-    let prompter = TerminalPrompter::new(Box::new(Cursor::new(b"o\n".to_vec())), Box::new(screen.clone()));
+    let prompter = TerminalPrompter::new(
+        Box::new(Cursor::new(b"o\n".to_vec())),
+        Box::new(screen.clone()),
+    );
     let long = "A".repeat(10_000);
     let outcome = gate.authorize(
         &ToolRequest {
@@ -239,24 +402,53 @@ fn a_hostile_title_is_neutralised_on_the_terminal() {
     );
     assert_eq!(outcome, Outcome::Allowed);
     let shown = String::from_utf8(screen.0.lock().unwrap().clone()).unwrap();
-    assert!(!shown.contains('\u{1b}'), "escape reached the terminal: {shown:?}");
-    assert!(!shown.contains('\r'), "carriage return reached the terminal: {shown:?}");
+    assert!(
+        !shown.contains('\u{1b}'),
+        "escape reached the terminal: {shown:?}"
+    );
+    assert!(
+        !shown.contains('\r'),
+        "carriage return reached the terminal: {shown:?}"
+    );
     assert!(shown.contains("earshot wants to run jira__close"));
-    assert!(shown.contains("  rule: Extension(jira__close)"), "the host's rule name is shown: {shown}");
+    assert!(
+        shown.contains("  rule: Extension(jira__close)"),
+        "the host's rule name is shown: {shown}"
+    );
     assert!(shown.contains(" Allowed already: Mcp(safe__tool)"));
-    let longest_line = shown.lines().map(|line| line.chars().count()).max().unwrap();
-    assert!(longest_line < 1_100, "a 10,000-character detail was shown as {longest_line} characters");
+    let longest_line = shown
+        .lines()
+        .map(|line| line.chars().count())
+        .max()
+        .unwrap();
+    assert!(
+        longest_line < 1_100,
+        "a 10,000-character detail was shown as {longest_line} characters"
+    );
 }
 
 #[test]
 fn answering_always_writes_the_allow_rule_to_the_local_file_and_keeps_other_keys() {
-    let (_dir, gate, settings) = gate_for("", "", r#"{"theme": "dark", "permissions": {"deny": ["Mcp(x__y)"]}}"#);
-    let prompter = TerminalPrompter::new(Box::new(Cursor::new(b"maybe\na\n".to_vec())), Box::new(Screen::default()));
+    let (_dir, gate, settings) = gate_for(
+        "",
+        "",
+        r#"{"theme": "dark", "permissions": {"deny": ["Mcp(x__y)"]}}"#,
+    );
+    let prompter = TerminalPrompter::new(
+        Box::new(Cursor::new(b"maybe\na\n".to_vec())),
+        Box::new(Screen::default()),
+    );
     let tool = mcp("github", "create_issue");
-    let request = ToolRequest { tool: &tool, read_only: false, title: None, detail: None };
+    let request = ToolRequest {
+        tool: &tool,
+        read_only: false,
+        title: None,
+        detail: None,
+    };
     assert_eq!(gate.authorize(&request, &prompter), Outcome::Allowed);
     let local_path = settings.file(Layer::Local).unwrap().path.clone();
-    let written: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&local_path).unwrap()).unwrap();
+    let written: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&local_path).unwrap()).unwrap();
     assert_eq!(
         written,
         serde_json::json!({"theme": "dark", "permissions": {"deny": ["Mcp(x__y)"], "allow": ["Mcp(github__create_issue)"]}})
@@ -264,16 +456,36 @@ fn answering_always_writes_the_allow_rule_to_the_local_file_and_keeps_other_keys
     let keys: Vec<&String> = written.as_object().unwrap().keys().collect();
     assert_eq!(keys, ["theme", "permissions"], "key order kept");
     // A fresh gate over the same files now allows without asking.
-    let reloaded = Settings::load(settings.user_config_dir.as_deref(), settings.project.clone());
+    let reloaded = Settings::load(
+        settings.user_config_dir.as_deref(),
+        settings.project.clone(),
+    );
     let gate = Gate::new(RuleSet::from_settings(&reloaded), None);
-    assert_eq!(gate.authorize(&request, &PanickingPrompter), Outcome::Allowed);
+    assert_eq!(
+        gate.authorize(&request, &PanickingPrompter),
+        Outcome::Allowed
+    );
 }
 
 #[test]
 fn answering_deny_at_the_prompt_denies() {
     let (_dir, gate, _) = gate_for("", "", "");
-    let prompter = TerminalPrompter::new(Box::new(Cursor::new(b"d\n".to_vec())), Box::new(Screen::default()));
+    let prompter = TerminalPrompter::new(
+        Box::new(Cursor::new(b"d\n".to_vec())),
+        Box::new(Screen::default()),
+    );
     let tool = mcp("github", "create_issue");
-    let outcome = gate.authorize(&ToolRequest { tool: &tool, read_only: false, title: None, detail: None }, &prompter);
-    assert_eq!(outcome, Outcome::Denied("github__create_issue was denied at the prompt".into()));
+    let outcome = gate.authorize(
+        &ToolRequest {
+            tool: &tool,
+            read_only: false,
+            title: None,
+            detail: None,
+        },
+        &prompter,
+    );
+    assert_eq!(
+        outcome,
+        Outcome::Denied("github__create_issue was denied at the prompt".into())
+    );
 }

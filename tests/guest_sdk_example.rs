@@ -14,15 +14,20 @@ fn the_example_lists_and_runs_its_tool() {
     assert_eq!(tools[0].name, "greet");
     assert_eq!(tools[0].description, "Greets someone by name.");
     assert!(tools[0].read_only);
-    let schema: serde_json::Value = serde_json::from_str(&tools[0].input_schema).expect("schema is JSON");
+    let schema: serde_json::Value =
+        serde_json::from_str(&tools[0].input_schema).expect("schema is JSON");
     assert_eq!(schema["required"], serde_json::json!(["name"]));
 
-    let output = hello.call("greet", r#"{"name":"Ada"}"#).expect("greet runs");
+    let output = hello
+        .call("greet", r#"{"name":"Ada"}"#)
+        .expect("greet runs");
     assert_eq!(output.output, "Hello, Ada!");
     assert!(!output.is_error);
     assert_eq!(output.title.as_deref(), Some("greeting"));
 
-    let unknown = hello.call("wave", "{}").expect("unknown tool is an error output, not a trap");
+    let unknown = hello
+        .call("wave", "{}")
+        .expect("unknown tool is an error output, not a trap");
     assert!(unknown.is_error);
     assert_eq!(unknown.output, "hello has no tool named \"wave\"");
 }
@@ -46,7 +51,13 @@ fn a_second_load_comes_from_the_cache_and_a_damaged_entry_is_recompiled() {
     std::fs::write(&entry, damaged).expect("write damaged entry");
     let third = ToolComponent::load(&engine, &cache, "hello", &bytes, TIGHT).expect("third load");
     assert_eq!(third.readiness(), CacheOutcome::Compiled);
-    assert_eq!(third.call("greet", r#"{"name":"Bo"}"#).expect("runs").output, "Hello, Bo!");
+    assert_eq!(
+        third
+            .call("greet", r#"{"name":"Bo"}"#)
+            .expect("runs")
+            .output,
+        "Hello, Bo!"
+    );
 
     // And the repaired entry is a hit again.
     let fourth = ToolComponent::load(&engine, &cache, "hello", &bytes, TIGHT).expect("fourth load");

@@ -12,7 +12,9 @@ fn hostile() -> ToolComponent {
 
 /// The component still answers after a failure: proves the store was replaced.
 fn assert_still_answers(component: &ToolComponent) {
-    let echoed = component.call("echo", r#"{"after":"failure"}"#).expect("echo after failure");
+    let echoed = component
+        .call("echo", r#"{"after":"failure"}"#)
+        .expect("echo after failure");
     assert_eq!(echoed.output, r#"{"after":"failure"}"#);
     assert!(!echoed.is_error);
 }
@@ -20,9 +22,14 @@ fn assert_still_answers(component: &ToolComponent) {
 #[test]
 fn an_infinite_loop_is_stopped_at_the_cpu_deadline() {
     let component = hostile();
-    let error = component.call("spin", "{}").expect_err("spin never returns");
+    let error = component
+        .call("spin", "{}")
+        .expect_err("spin never returns");
     match &error {
-        SandboxError::Timeout { component, deadline } => {
+        SandboxError::Timeout {
+            component,
+            deadline,
+        } => {
             assert_eq!(component, "hostile");
             assert_eq!(*deadline, TIGHT.cpu_deadline);
         }
@@ -40,25 +47,40 @@ fn a_memory_hog_hits_the_memory_cap() {
     let component = hostile();
     let error = component.call("hog", "{}").expect_err("hog never returns");
     match &error {
-        SandboxError::MemoryLimit { component, limit, requested } => {
+        SandboxError::MemoryLimit {
+            component,
+            limit,
+            requested,
+        } => {
             assert_eq!(component, "hostile");
             assert_eq!(*limit, TIGHT.memory_bytes);
-            assert!(requested > limit, "requested {requested} should exceed the cap {limit}");
+            assert!(
+                requested > limit,
+                "requested {requested} should exceed the cap {limit}"
+            );
         }
         other => panic!("expected a memory-limit error, got {other:?}"),
     }
-    assert!(error.to_string().contains("over its cap of 67108864 bytes"), "{error}");
+    assert!(
+        error.to_string().contains("over its cap of 67108864 bytes"),
+        "{error}"
+    );
     assert_still_answers(&component);
 }
 
 #[test]
 fn a_panic_is_reported_with_its_message() {
     let component = hostile();
-    let error = component.call("panic", "{}").expect_err("panic fails the call");
+    let error = component
+        .call("panic", "{}")
+        .expect_err("panic fails the call");
     match &error {
         SandboxError::Panic { component, message } => {
             assert_eq!(component, "hostile");
-            assert!(message.starts_with("hostile-tool panicked on purpose (at "), "{message}");
+            assert!(
+                message.starts_with("hostile-tool panicked on purpose (at "),
+                "{message}"
+            );
             assert!(message.contains("src/lib.rs:"), "{message}");
         }
         other => panic!("expected a panic error, got {other:?}"),
@@ -78,15 +100,27 @@ fn failures_in_a_row_each_cost_one_call() {
 #[test]
 fn a_guest_cannot_read_files() {
     let component = hostile();
-    let output = component.call("read_file", "{}").expect("call returns").output;
-    assert!(output.starts_with("passwd: Err("), "read /etc/passwd: {output}");
-    assert!(output.contains("cwd: Err("), "read the current directory: {output}");
+    let output = component
+        .call("read_file", "{}")
+        .expect("call returns")
+        .output;
+    assert!(
+        output.starts_with("passwd: Err("),
+        "read /etc/passwd: {output}"
+    );
+    assert!(
+        output.contains("cwd: Err("),
+        "read the current directory: {output}"
+    );
 }
 
 #[test]
 fn a_guest_sees_no_environment_and_no_arguments() {
     let component = hostile();
-    let output = component.call("read_env", "{}").expect("call returns").output;
+    let output = component
+        .call("read_env", "{}")
+        .expect("call returns")
+        .output;
     assert_eq!(output, "vars: 0; HOME: Err(NotPresent); args: 0");
 }
 
@@ -96,7 +130,10 @@ fn a_guest_cannot_open_sockets() {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind loopback");
     let _ = listener.local_addr();
     let component = hostile();
-    let output = component.call("open_socket", "{}").expect("call returns").output;
+    let output = component
+        .call("open_socket", "{}")
+        .expect("call returns")
+        .output;
     assert!(output.starts_with("connect: Err("), "{output}");
 }
 
@@ -113,7 +150,12 @@ fn a_file_that_is_not_a_component_is_refused_at_load() {
     .err()
     .expect("text is not a component");
     assert!(matches!(error, SandboxError::Compile { .. }), "{error:?}");
-    assert!(error.to_string().starts_with("component \"notes\" could not be compiled: "), "{error}");
+    assert!(
+        error
+            .to_string()
+            .starts_with("component \"notes\" could not be compiled: "),
+        "{error}"
+    );
 }
 
 #[test]
@@ -130,7 +172,11 @@ fn a_component_of_another_world_is_refused_at_load() {
     .err()
     .expect("the validator is not a tool provider");
     match &error {
-        SandboxError::WrongShape { component, expected, .. } => {
+        SandboxError::WrongShape {
+            component,
+            expected,
+            ..
+        } => {
             assert_eq!(component, "validator");
             assert_eq!(expected, "earshot:plugin/tool-provider@0.1.0");
         }

@@ -10,7 +10,8 @@ use earshot_host::sandbox::{
 };
 
 fn validator() -> SchemaValidator {
-    SchemaValidator::new(&SandboxEngine::shared(), &common::shared_cache()).expect("validator loads")
+    SchemaValidator::new(&SandboxEngine::shared(), &common::shared_cache())
+        .expect("validator loads")
 }
 
 const ISSUE_SCHEMA: &str = r#"{
@@ -28,7 +29,9 @@ fn a_valid_input_passes_and_a_compiled_schema_is_reused() {
     let validator = validator();
     let schema = validator.compile(ISSUE_SCHEMA).expect("schema compiles");
     for _ in 0..3 {
-        let verdict = validator.validate(&schema, r#"{"title":"bug","labels":["a"]}"#).expect("validates");
+        let verdict = validator
+            .validate(&schema, r#"{"title":"bug","labels":["a"]}"#)
+            .expect("validates");
         assert_eq!(verdict, Verdict::Valid);
     }
 }
@@ -37,15 +40,28 @@ fn a_valid_input_passes_and_a_compiled_schema_is_reused() {
 fn errors_carry_instance_path_schema_path_and_message() {
     let validator = validator();
     let schema = validator.compile(ISSUE_SCHEMA).expect("schema compiles");
-    let verdict = validator.validate(&schema, r#"{"title":"","labels":["ok",7]}"#).expect("validates");
-    let Verdict::Invalid(issues) = verdict else { panic!("expected invalid, got {verdict:?}") };
+    let verdict = validator
+        .validate(&schema, r#"{"title":"","labels":["ok",7]}"#)
+        .expect("validates");
+    let Verdict::Invalid(issues) = verdict else {
+        panic!("expected invalid, got {verdict:?}")
+    };
     let located: Vec<(&str, &str)> = issues
         .iter()
         .map(|issue| (issue.instance_path.as_str(), issue.schema_path.as_str()))
         .collect();
-    assert!(located.contains(&("/title", "/properties/title/minLength")), "{issues:?}");
-    assert!(located.contains(&("/labels/1", "/properties/labels/items/type")), "{issues:?}");
-    let labels = issues.iter().find(|issue| issue.instance_path == "/labels/1").expect("labels issue");
+    assert!(
+        located.contains(&("/title", "/properties/title/minLength")),
+        "{issues:?}"
+    );
+    assert!(
+        located.contains(&("/labels/1", "/properties/labels/items/type")),
+        "{issues:?}"
+    );
+    let labels = issues
+        .iter()
+        .find(|issue| issue.instance_path == "/labels/1")
+        .expect("labels issue");
     assert_eq!(labels.message, r#"7 is not of type "string""#);
     assert_eq!(
         labels.to_string(),
@@ -56,20 +72,37 @@ fn errors_carry_instance_path_schema_path_and_message() {
 #[test]
 fn an_instance_that_is_not_json_is_reported() {
     let validator = validator();
-    let verdict = validator.validate_once(ISSUE_SCHEMA, "{title:").expect("validates");
-    let Verdict::NotJson(reason) = verdict else { panic!("expected not-json, got {verdict:?}") };
+    let verdict = validator
+        .validate_once(ISSUE_SCHEMA, "{title:")
+        .expect("validates");
+    let Verdict::NotJson(reason) = verdict else {
+        panic!("expected not-json, got {verdict:?}")
+    };
     assert!(reason.contains("line 1 column 2"), "{reason}");
 }
 
 #[test]
 fn a_schema_that_is_not_a_schema_is_refused_with_the_reason() {
     let validator = validator();
-    let error = validator.compile(r#"{"type": 12}"#).err().expect("type must be a string or array");
-    let SchemaError::Invalid(reason) = &error else { panic!("expected invalid schema, got {error:?}") };
+    let error = validator
+        .compile(r#"{"type": 12}"#)
+        .err()
+        .expect("type must be a string or array");
+    let SchemaError::Invalid(reason) = &error else {
+        panic!("expected invalid schema, got {error:?}")
+    };
     assert!(reason.contains("12"), "{reason}");
-    assert!(error.to_string().starts_with("the schema is not a valid JSON Schema: "), "{error}");
+    assert!(
+        error
+            .to_string()
+            .starts_with("the schema is not a valid JSON Schema: "),
+        "{error}"
+    );
 
-    let error = validator.compile(r#"{"type": "object""#).err().expect("truncated JSON");
+    let error = validator
+        .compile(r#"{"type": "object""#)
+        .err()
+        .expect("truncated JSON");
     assert!(matches!(error, SchemaError::NotJson(_)), "{error:?}");
 }
 
@@ -78,14 +111,27 @@ fn draft_2020_12_is_the_default_and_draft_7_is_chosen_by_dollar_schema() {
     let validator = validator();
     // In 2020-12 `items` takes one schema, so an array of schemas is not a valid schema.
     let tuple = r#"{"items": [{"type": "integer"}, {"type": "string"}]}"#;
-    assert!(matches!(validator.compile(tuple), Err(SchemaError::Invalid(_))));
+    assert!(matches!(
+        validator.compile(tuple),
+        Err(SchemaError::Invalid(_))
+    ));
 
     // In draft 7 the same keyword is a tuple.
     let draft7 = r#"{"$schema": "http://json-schema.org/draft-07/schema#",
                      "items": [{"type": "integer"}, {"type": "string"}]}"#;
     let schema = validator.compile(draft7).expect("valid draft 7");
-    assert_eq!(validator.validate(&schema, r#"[1, "a", true]"#).expect("ok"), Verdict::Valid);
-    assert!(!validator.validate(&schema, r#"["a", 1]"#).expect("ok").is_valid());
+    assert_eq!(
+        validator
+            .validate(&schema, r#"[1, "a", true]"#)
+            .expect("ok"),
+        Verdict::Valid
+    );
+    assert!(
+        !validator
+            .validate(&schema, r#"["a", 1]"#)
+            .expect("ok")
+            .is_valid()
+    );
 }
 
 #[test]
@@ -93,15 +139,32 @@ fn a_remote_ref_resolves_only_against_documents_handed_in() {
     let validator = validator();
     let schema = r#"{"$ref": "https://schemas.example.com/name.json"}"#;
     let error = validator.compile(schema).err().expect("nothing is fetched");
-    assert!(error.to_string().contains("https://schemas.example.com/name.json"), "{error}");
+    assert!(
+        error
+            .to_string()
+            .contains("https://schemas.example.com/name.json"),
+        "{error}"
+    );
 
     let remotes = [Remote {
         uri: "https://schemas.example.com/name.json".into(),
         schema_json: r#"{"type": "string", "maxLength": 3}"#.into(),
     }];
-    let compiled = validator.compile_with_remotes(schema, &remotes).expect("resolves locally");
-    assert!(validator.validate(&compiled, r#""abc""#).expect("ok").is_valid());
-    assert!(!validator.validate(&compiled, r#""abcd""#).expect("ok").is_valid());
+    let compiled = validator
+        .compile_with_remotes(schema, &remotes)
+        .expect("resolves locally");
+    assert!(
+        validator
+            .validate(&compiled, r#""abc""#)
+            .expect("ok")
+            .is_valid()
+    );
+    assert!(
+        !validator
+            .validate(&compiled, r#""abcd""#)
+            .expect("ok")
+            .is_valid()
+    );
 }
 
 #[test]
@@ -112,18 +175,27 @@ fn after_the_sandbox_fails_earlier_schemas_keep_working() {
         stderr_bytes: 16 << 10,
     };
     let validator =
-        SchemaValidator::with_limits(&SandboxEngine::shared(), &common::shared_cache(), limits).expect("loads");
+        SchemaValidator::with_limits(&SandboxEngine::shared(), &common::shared_cache(), limits)
+            .expect("loads");
     let schema = validator.compile(ISSUE_SCHEMA).expect("compiles");
 
     // A 64 MiB schema cannot even be copied into a 48 MiB sandbox.
     let huge = format!(r#"{{"description": "{}"}}"#, "x".repeat(64 << 20));
     let error = validator.compile(&huge).err().expect("over the memory cap");
     assert!(
-        matches!(error, SchemaError::Sandbox(SandboxError::MemoryLimit { .. })),
+        matches!(
+            error,
+            SchemaError::Sandbox(SandboxError::MemoryLimit { .. })
+        ),
         "{error:?}"
     );
 
     // The earlier schema is compiled again in the fresh store, transparently.
-    assert!(validator.validate(&schema, r#"{"title":"still here"}"#).expect("ok").is_valid());
+    assert!(
+        validator
+            .validate(&schema, r#"{"title":"still here"}"#)
+            .expect("ok")
+            .is_valid()
+    );
     assert!(!validator.validate(&schema, r#"{}"#).expect("ok").is_valid());
 }

@@ -24,8 +24,16 @@ fn suite_dir() -> PathBuf {
 
 /// (draft folder, the `$schema` that selects it, the recorded count of passing tests).
 const DRAFTS: &[(&str, &str, usize)] = &[
-    ("draft2020-12", "https://json-schema.org/draft/2020-12/schema", RECORDED_2020_12),
-    ("draft7", "http://json-schema.org/draft-07/schema#", RECORDED_DRAFT7),
+    (
+        "draft2020-12",
+        "https://json-schema.org/draft/2020-12/schema",
+        RECORDED_2020_12,
+    ),
+    (
+        "draft7",
+        "http://json-schema.org/draft-07/schema#",
+        RECORDED_DRAFT7,
+    ),
 ];
 const RECORDED_2020_12: usize = 1299;
 const RECORDED_DRAFT7: usize = 927;
@@ -51,18 +59,26 @@ fn load_cases(draft: &str, dollar_schema: &str) -> Vec<Case> {
     let mut cases = Vec::new();
     for path in files {
         let file = path.file_name().unwrap().to_string_lossy().into_owned();
-        let groups: Vec<Value> = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        let groups: Vec<Value> =
+            serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
         for group in groups {
             let mut schema = group["schema"].clone();
             // The suite's files assume their draft; a user picks draft 7 with `$schema`.
             if let Value::Object(map) = &mut schema {
-                map.entry("$schema").or_insert_with(|| Value::String(dollar_schema.into()));
+                map.entry("$schema")
+                    .or_insert_with(|| Value::String(dollar_schema.into()));
             }
             let tests = group["tests"]
                 .as_array()
                 .unwrap()
                 .iter()
-                .map(|t| (t["description"].as_str().unwrap().to_string(), t["data"].clone(), t["valid"].as_bool().unwrap()))
+                .map(|t| {
+                    (
+                        t["description"].as_str().unwrap().to_string(),
+                        t["data"].clone(),
+                        t["valid"].as_bool().unwrap(),
+                    )
+                })
                 .collect();
             cases.push(Case {
                 file: file.clone(),
@@ -100,16 +116,26 @@ fn remotes() -> Vec<Remote> {
 struct NativeRemotes(Arc<HashMap<String, Value>>);
 
 impl jsonschema::Retrieve for NativeRemotes {
-    fn retrieve(&self, uri: &jsonschema::Uri<String>) -> Result<Value, Box<dyn std::error::Error + Send + Sync>> {
+    fn retrieve(
+        &self,
+        uri: &jsonschema::Uri<String>,
+    ) -> Result<Value, Box<dyn std::error::Error + Send + Sync>> {
         let wanted = uri.as_str();
         let key = wanted.split('#').next().unwrap_or(wanted);
-        self.0.get(key).cloned().ok_or_else(|| format!("{wanted} not found").into())
+        self.0
+            .get(key)
+            .cloned()
+            .ok_or_else(|| format!("{wanted} not found").into())
     }
 }
 
 type CaseId = (String, String, String);
 
-fn run_sandboxed(validator: &SchemaValidator, cases: &[Case], remotes: &[Remote]) -> (usize, usize, BTreeSet<CaseId>) {
+fn run_sandboxed(
+    validator: &SchemaValidator,
+    cases: &[Case],
+    remotes: &[Remote],
+) -> (usize, usize, BTreeSet<CaseId>) {
     let (mut passed, mut total, mut failed) = (0, 0, BTreeSet::new());
     for case in cases {
         let compiled = validator.compile_with_remotes(&case.schema.to_string(), remotes);
@@ -157,8 +183,8 @@ fn run_native(cases: &[Case], remotes: &Arc<HashMap<String, Value>>) -> (usize, 
 
 #[test]
 fn the_json_schema_test_suite_passes_in_the_sandbox_as_natively() {
-    let validator =
-        SchemaValidator::new(&SandboxEngine::shared(), &ComponentCache::disabled()).expect("validator loads");
+    let validator = SchemaValidator::new(&SandboxEngine::shared(), &ComponentCache::disabled())
+        .expect("validator loads");
     let remotes = remotes();
     let native_remotes: Arc<HashMap<String, Value>> = Arc::new(
         remotes
@@ -180,15 +206,25 @@ fn the_json_schema_test_suite_passes_in_the_sandbox_as_natively() {
                 .find(|k| k.0 == *draft && k.1 == file && k.2 == case && k.3 == test);
             match known {
                 Some(k) => println!("  known failure: {file} / {case} / {test}: {}", k.4),
-                None => problems.push(format!("{draft}: {file} / {case} / {test} failed in the sandbox (native: {})",
-                    if native_failed.contains(&(file.clone(), case.clone(), test.clone())) { "fails too" } else { "passes" })),
+                None => problems.push(format!(
+                    "{draft}: {file} / {case} / {test} failed in the sandbox (native: {})",
+                    if native_failed.contains(&(file.clone(), case.clone(), test.clone())) {
+                        "fails too"
+                    } else {
+                        "passes"
+                    }
+                )),
             }
         }
         if passed < *recorded {
-            problems.push(format!("{draft}: {passed} passed, below the recorded {recorded}"));
+            problems.push(format!(
+                "{draft}: {passed} passed, below the recorded {recorded}"
+            ));
         }
         if passed < native_passed {
-            problems.push(format!("{draft}: sandbox passed {passed}, native jsonschema {native_passed}"));
+            problems.push(format!(
+                "{draft}: sandbox passed {passed}, native jsonschema {native_passed}"
+            ));
         }
     }
     assert!(problems.is_empty(), "{}", problems.join("\n"));

@@ -9,7 +9,10 @@ const SERVER: &str = r#"{"mcpServers": {"gh": {"command": "npx", "args": ["-y", 
 
 fn with_plugin() -> Sandbox {
     let sandbox = Sandbox::new();
-    sandbox.write(".earshot/plugins/hello.wasm", std::fs::read(HELLO_WASM).unwrap());
+    sandbox.write(
+        ".earshot/plugins/hello.wasm",
+        std::fs::read(HELLO_WASM).unwrap(),
+    );
     sandbox
 }
 
@@ -32,17 +35,29 @@ fn untrusted_until_trusted_and_trust_is_recorded_signed_and_ignored_by_git() {
     assert!(stdout.starts_with("trusted plugin \"hello\""), "{stdout}");
     assert_eq!(plugin_state(&sandbox), "trusted");
 
-    let local: serde_json::Value = serde_json::from_str(&sandbox.read(".earshot/settings.local.json")).unwrap();
+    let local: serde_json::Value =
+        serde_json::from_str(&sandbox.read(".earshot/settings.local.json")).unwrap();
     let record = &local["trust"]["plugins"]["hello"];
     assert!(record["digest"].as_str().unwrap().starts_with("sha256:"));
-    assert_eq!(record["project"], sandbox.project().to_string_lossy().as_ref());
+    assert_eq!(
+        record["project"],
+        sandbox.project().to_string_lossy().as_ref()
+    );
     assert_eq!(record["signature"].as_str().unwrap().len(), 64);
-    assert!(sandbox.read(".gitignore").lines().any(|line| line == ".earshot/settings.local.json"));
+    assert!(
+        sandbox
+            .read(".gitignore")
+            .lines()
+            .any(|line| line == ".earshot/settings.local.json")
+    );
 
     // The key was created for this user only.
     let key = sandbox.config().join("trust.key");
     use std::os::unix::fs::PermissionsExt;
-    assert_eq!(std::fs::metadata(&key).unwrap().permissions().mode() & 0o777, 0o600);
+    assert_eq!(
+        std::fs::metadata(&key).unwrap().permissions().mode() & 0o777,
+        0o600
+    );
 
     let (code, _, _) = sandbox.run(&["plugins", "untrust", "hello"]);
     assert_eq!(code, 0);
@@ -68,10 +83,19 @@ fn a_changed_server_definition_lapses_its_trust() {
     sandbox.write(".earshot/settings.json", SERVER);
     assert_eq!(sandbox.run(&["mcp", "trust", "gh"]).0, 0);
     let (_, stdout, _) = sandbox.run(&["mcp", "list"]);
-    assert!(stdout.contains("gh    project  stdio      trusted"), "{stdout}");
-    sandbox.write(".earshot/settings.json", SERVER.replace("server-github", "server-github@evil"));
+    assert!(
+        stdout.contains("gh    project  stdio      trusted"),
+        "{stdout}"
+    );
+    sandbox.write(
+        ".earshot/settings.json",
+        SERVER.replace("server-github", "server-github@evil"),
+    );
     let (_, stdout, _) = sandbox.run(&["mcp", "list"]);
-    assert!(stdout.contains("changed since you trusted it; review it, then run `earshot mcp trust gh`"), "{stdout}");
+    assert!(
+        stdout.contains("changed since you trusted it; review it, then run `earshot mcp trust gh`"),
+        "{stdout}"
+    );
 }
 
 #[test]
@@ -79,8 +103,12 @@ fn a_record_the_repository_wrote_does_not_count() {
     let sandbox = with_plugin();
     // Make a real key exist, so the check is against a key, not its absence.
     assert_eq!(sandbox.run(&["plugins", "trust", "hello"]).0, 0);
-    let local: serde_json::Value = serde_json::from_str(&sandbox.read(".earshot/settings.local.json")).unwrap();
-    let digest = local["trust"]["plugins"]["hello"]["digest"].as_str().unwrap().to_string();
+    let local: serde_json::Value =
+        serde_json::from_str(&sandbox.read(".earshot/settings.local.json")).unwrap();
+    let digest = local["trust"]["plugins"]["hello"]["digest"]
+        .as_str()
+        .unwrap()
+        .to_string();
     let forged = serde_json::json!({"trust": {"plugins": {"hello": {
         "digest": digest,
         "project": sandbox.project().to_string_lossy(),
@@ -99,8 +127,15 @@ fn a_record_copied_from_another_clone_does_not_count() {
     assert_eq!(original.run(&["plugins", "trust", "hello"]).0, 0);
     // A second clone, same user and key, with the first clone's local file copied in.
     let clone = with_plugin();
-    std::fs::copy(original.config().join("trust.key"), clone.config().join("trust.key")).unwrap();
-    clone.write(".earshot/settings.local.json", original.read(".earshot/settings.local.json"));
+    std::fs::copy(
+        original.config().join("trust.key"),
+        clone.config().join("trust.key"),
+    )
+    .unwrap();
+    clone.write(
+        ".earshot/settings.local.json",
+        original.read(".earshot/settings.local.json"),
+    );
     let state = plugin_state(&clone);
     assert_eq!(
         state,
@@ -110,9 +145,10 @@ fn a_record_copied_from_another_clone_does_not_count() {
         )
     );
     // Editing the project field to match is a forgery, not a fix.
-    let edited = clone
-        .read(".earshot/settings.local.json")
-        .replace(&original.project().to_string_lossy().to_string(), &clone.project().to_string_lossy());
+    let edited = clone.read(".earshot/settings.local.json").replace(
+        &original.project().to_string_lossy().to_string(),
+        &clone.project().to_string_lossy(),
+    );
     clone.write(".earshot/settings.local.json", edited);
     assert!(plugin_state(&clone).starts_with("its trust record was not made by you"));
 }
@@ -126,15 +162,27 @@ fn a_committed_local_settings_file_is_refused() {
     let (code, stdout, stderr) = sandbox.run(&["plugins", "list"]);
     assert_eq!(code, 0);
     assert!(stderr.contains("settings.local.json is tracked by git, so the repository could have written it; it is ignored"), "{stderr}");
-    assert!(stdout.contains("not trusted: .earshot/settings.local.json is tracked by git"), "{stdout}");
+    assert!(
+        stdout.contains("not trusted: .earshot/settings.local.json is tracked by git"),
+        "{stdout}"
+    );
     // And its allow rules are not in force either.
-    sandbox.write(".earshot/settings.local.json", r#"{"permissions": {"allow": ["Plugin(hello__*)"]}}"#);
+    sandbox.write(
+        ".earshot/settings.local.json",
+        r#"{"permissions": {"allow": ["Plugin(hello__*)"]}}"#,
+    );
     let (_, stdout, _) = sandbox.run(&["permissions", "check", "Plugin(hello__greet)"]);
-    assert_eq!(stdout.trim(), "Plugin(hello__greet): ask by default: no rule matches");
+    assert_eq!(
+        stdout.trim(),
+        "Plugin(hello__greet): ask by default: no rule matches"
+    );
     // trust refuses to write into it.
     let (code, _, stderr) = sandbox.run(&["plugins", "trust", "hello"]);
     assert_eq!(code, 1);
-    assert!(stderr.contains("tracked by git; untrack it first"), "{stderr}");
+    assert!(
+        stderr.contains("tracked by git; untrack it first"),
+        "{stderr}"
+    );
 }
 
 #[test]
@@ -152,7 +200,13 @@ fn a_missing_or_unreadable_key_means_no_record_counts() {
 
     std::fs::write(&key, "not a key").unwrap();
     let state = plugin_state(&sandbox);
-    assert!(state.starts_with(&format!("not trusted: the trust key at {} cannot be used (it is not 64 hex digits)", key.display())), "{state}");
+    assert!(
+        state.starts_with(&format!(
+            "not trusted: the trust key at {} cannot be used (it is not 64 hex digits)",
+            key.display()
+        )),
+        "{state}"
+    );
     // trust does not overwrite a key it cannot read.
     let (code, _, stderr) = sandbox.run(&["plugins", "trust", "hello"]);
     assert_eq!(code, 1);
@@ -168,38 +222,68 @@ fn trusting_what_does_not_exist_or_needs_no_trust_is_a_clear_error() {
     let sandbox = Sandbox::new();
     let (code, _, stderr) = sandbox.run(&["plugins", "trust", "nothing"]);
     assert_eq!(code, 1);
-    assert_eq!(stderr, "error: no plugin named \"nothing\" in this project\nhint: `earshot plugins list` shows what is there\n");
+    assert_eq!(
+        stderr,
+        "error: no plugin named \"nothing\" in this project\nhint: `earshot plugins list` shows what is there\n"
+    );
 
     let (code, _, stderr) = sandbox.run(&["mcp", "trust", "ghost"]);
     assert_eq!(code, 1);
-    assert!(stderr.starts_with("error: no MCP server named \"ghost\" in any settings file"), "{stderr}");
+    assert!(
+        stderr.starts_with("error: no MCP server named \"ghost\" in any settings file"),
+        "{stderr}"
+    );
 
     // A user-level plugin and a user-level server are the user's own.
     std::fs::create_dir_all(sandbox.config().join("plugins")).unwrap();
     std::fs::copy(HELLO_WASM, sandbox.config().join("plugins/mine.wasm")).unwrap();
     let (code, _, stderr) = sandbox.run(&["plugins", "trust", "mine"]);
     assert_eq!(code, 1);
-    assert!(stderr.contains("is in your own config dir") && stderr.contains("loads without trust"), "{stderr}");
+    assert!(
+        stderr.contains("is in your own config dir") && stderr.contains("loads without trust"),
+        "{stderr}"
+    );
     std::fs::write(sandbox.config().join("settings.json"), SERVER).unwrap();
     let (code, _, stderr) = sandbox.run(&["mcp", "trust", "gh"]);
     assert_eq!(code, 1);
-    assert_eq!(stderr, "error: server \"gh\" is defined in your user settings, which start without trust\n");
-    assert!(!sandbox.project().join(".earshot/settings.local.json").exists(), "nothing was written");
+    assert_eq!(
+        stderr,
+        "error: server \"gh\" is defined in your user settings, which start without trust\n"
+    );
+    assert!(
+        !sandbox
+            .project()
+            .join(".earshot/settings.local.json")
+            .exists(),
+        "nothing was written"
+    );
 }
 
 #[test]
 fn an_extensions_trust_covers_the_files_it_imports() {
     let sandbox = Sandbox::new();
-    sandbox.write(".earshot/extensions/jira.ts", "import { key } from './lib/keys.ts';\nexport default { tools: [] };\n");
-    sandbox.write(".earshot/extensions/lib/keys.ts", "export const key: string = 'A';\n");
+    sandbox.write(
+        ".earshot/extensions/jira.ts",
+        "import { key } from './lib/keys.ts';\nexport default { tools: [] };\n",
+    );
+    sandbox.write(
+        ".earshot/extensions/lib/keys.ts",
+        "export const key: string = 'A';\n",
+    );
     assert_eq!(sandbox.run(&["extensions", "trust", "jira"]).0, 0);
     let state = |sandbox: &Sandbox| {
         let (_, stdout, _) = sandbox.run(&["extensions", "list", "--json"]);
         let listed: serde_json::Value = serde_json::from_str(&stdout).unwrap();
-        listed["extensions"][0]["state"].as_str().unwrap().to_string()
+        listed["extensions"][0]["state"]
+            .as_str()
+            .unwrap()
+            .to_string()
     };
     assert_eq!(state(&sandbox), "trusted");
     // Changing only the imported file lapses the trust.
-    sandbox.write(".earshot/extensions/lib/keys.ts", "export const key: string = 'B';\n");
+    sandbox.write(
+        ".earshot/extensions/lib/keys.ts",
+        "export const key: string = 'B';\n",
+    );
     assert!(state(&sandbox).starts_with("changed since you trusted it"));
 }

@@ -22,7 +22,12 @@ impl Host {
     /// A [`SandboxError`] only if the host's own validator component cannot start; every
     /// problem with a source is recorded in the registry instead.
     pub fn load(settings: Settings) -> Result<Host, SandboxError> {
-        Host::load_with(settings, &SandboxEngine::shared(), &ComponentCache::user(), SandboxLimits::TOOL_COMPONENT)
+        Host::load_with(
+            settings,
+            &SandboxEngine::shared(),
+            &ComponentCache::user(),
+            SandboxLimits::TOOL_COMPONENT,
+        )
     }
 
     /// Loads with an explicit engine, cache and component limits (for embedders and tests).
@@ -41,7 +46,10 @@ impl Host {
         let local = if settings.local_file_refused() {
             None
         } else {
-            settings.project.as_ref().map(|project| project.local_settings())
+            settings
+                .project
+                .as_ref()
+                .map(|project| project.local_settings())
         };
         let gate = Gate::new(RuleSet::from_settings(&settings), local);
         Ok(Host {
@@ -71,7 +79,19 @@ impl Host {
     ///
     /// # Errors
     /// A [`CallError`] saying why it did not run or did not finish.
-    pub fn call(&self, name: &str, input_json: &str, prompter: &dyn Prompter) -> Result<ToolOutput, CallError> {
-        call_tool(&self.registry, &self.gate, &self.validator, prompter, name, input_json)
+    pub fn call(
+        &self,
+        name: &str,
+        input_json: &str,
+        prompter: &dyn Prompter,
+    ) -> Result<ToolOutput, CallError> {
+        call_tool(
+            &self.registry,
+            &self.gate,
+            &self.validator,
+            prompter,
+            name,
+            input_json,
+        )
     }
 }

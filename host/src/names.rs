@@ -90,7 +90,10 @@ fn check_name(name: &str) -> Result<(), NameError> {
     if name.is_empty() {
         return Err(NameError::Empty);
     }
-    if let Some(bad) = name.chars().find(|c| !(c.is_ascii_alphanumeric() || *c == '_' || *c == '-')) {
+    if let Some(bad) = name
+        .chars()
+        .find(|c| !(c.is_ascii_alphanumeric() || *c == '_' || *c == '-'))
+    {
         return Err(NameError::BadCharacter(name.to_string(), bad));
     }
     if name.contains("__") {
@@ -164,7 +167,7 @@ impl fmt::Display for ToolId {
 }
 
 /// `name` when a model API would accept it (at most 64 characters of `[A-Za-z0-9_-]`), else a
-/// stable alias: the first 50 acceptable characters, `_`, and 12 hex digits of the name's SHA-256.
+/// stable alias: the first 51 acceptable characters, `_`, and 12 hex digits of the name's SHA-256.
 pub fn model_facing_name(name: &str) -> String {
     let acceptable = |c: char| c.is_ascii_alphanumeric() || c == '_' || c == '-';
     if name.len() <= MODEL_NAME_LIMIT && name.chars().all(acceptable) {
@@ -173,7 +176,7 @@ pub fn model_facing_name(name: &str) -> String {
     let prefix: String = name
         .chars()
         .map(|c| if acceptable(c) { c } else { '_' })
-        .take(MODEL_NAME_LIMIT - 14)
+        .take(MODEL_NAME_LIMIT - 13)
         .collect();
     let digest = hex::encode(Sha256::digest(name.as_bytes()));
     format!("{prefix}_{}", &digest[..12])
@@ -187,12 +190,27 @@ mod tests {
     fn source_names_that_could_blur_the_separator_are_refused() {
         assert_eq!(check_source_name("gh"), Ok(()));
         assert_eq!(check_source_name("my-server_2"), Ok(()));
-        assert_eq!(check_source_name("gh_"), Err(NameError::EdgeUnderscore("gh_".into())));
-        assert_eq!(check_source_name("_gh"), Err(NameError::EdgeUnderscore("_gh".into())));
-        assert_eq!(check_source_name("g__h"), Err(NameError::DoubleUnderscore("g__h".into())));
+        assert_eq!(
+            check_source_name("gh_"),
+            Err(NameError::EdgeUnderscore("gh_".into()))
+        );
+        assert_eq!(
+            check_source_name("_gh"),
+            Err(NameError::EdgeUnderscore("_gh".into()))
+        );
+        assert_eq!(
+            check_source_name("g__h"),
+            Err(NameError::DoubleUnderscore("g__h".into()))
+        );
         assert_eq!(check_source_name(""), Err(NameError::Empty));
-        assert_eq!(check_source_name("gh.x"), Err(NameError::BadCharacter("gh.x".into(), '.')));
-        assert_eq!(check_source_name("gh x"), Err(NameError::BadCharacter("gh x".into(), ' ')));
+        assert_eq!(
+            check_source_name("gh.x"),
+            Err(NameError::BadCharacter("gh.x".into(), '.'))
+        );
+        assert_eq!(
+            check_source_name("gh x"),
+            Err(NameError::BadCharacter("gh x".into(), ' '))
+        );
     }
 
     #[test]
@@ -209,7 +227,11 @@ mod tests {
         let alias = model_facing_name(&long);
         assert_eq!(alias.len(), MODEL_NAME_LIMIT);
         assert_eq!(alias, model_facing_name(&long), "stable across calls");
-        assert_ne!(alias, model_facing_name(&format!("{long}x")), "distinct names, distinct aliases");
+        assert_ne!(
+            alias,
+            model_facing_name(&format!("{long}x")),
+            "distinct names, distinct aliases"
+        );
         assert!(alias.starts_with("server__ttt"));
     }
 }

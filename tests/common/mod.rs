@@ -26,18 +26,26 @@ pub fn temp_cache() -> (tempfile::TempDir, ComponentCache) {
     (dir, cache)
 }
 
-/// One compiled-component cache per test process, in a temp dir removed at exit, so that only the
-/// first sandbox in a test binary pays for compilation.
+/// A compiled-component cache shared by the tests, in cargo's per-target temp dir, so that only
+/// the first sandbox of a run pays for compilation. (Tests of compilation itself use
+/// [`temp_cache`].)
 pub fn shared_cache() -> ComponentCache {
-    static DIR: std::sync::OnceLock<tempfile::TempDir> = std::sync::OnceLock::new();
-    let dir = DIR.get_or_init(|| tempfile::tempdir().expect("temp dir"));
-    ComponentCache::in_dir(dir.path().join("components"))
+    ComponentCache::in_dir(
+        std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("component-cache"),
+    )
 }
 
 /// Loads a built component file as a tool component.
 pub fn load_tool(name: &str, path: &str, limits: SandboxLimits) -> ToolComponent {
     let bytes = std::fs::read(path).expect("built component");
-    ToolComponent::load(&SandboxEngine::shared(), &shared_cache(), name, &bytes, limits).expect("component loads")
+    ToolComponent::load(
+        &SandboxEngine::shared(),
+        &shared_cache(),
+        name,
+        &bytes,
+        limits,
+    )
+    .expect("component loads")
 }
 
 /// A throwaway project and user config dir, and a way to run `earshot` in them.

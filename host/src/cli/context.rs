@@ -23,10 +23,12 @@ impl Context {
                 if !dir.is_dir() {
                     return Err(format!("--project {}: not a directory", dir.display()));
                 }
-                dir.canonicalize().map_err(|error| format!("--project {}: {error}", dir.display()))?
+                dir.canonicalize()
+                    .map_err(|error| format!("--project {}: {error}", dir.display()))?
             }
             None => {
-                let cwd = std::env::current_dir().map_err(|error| format!("cannot read the working directory: {error}"))?;
+                let cwd = std::env::current_dir()
+                    .map_err(|error| format!("cannot read the working directory: {error}"))?;
                 find_project_root(&cwd, config_dir.as_deref())
             }
         };

@@ -5,7 +5,8 @@ use serde_json::json;
 
 use earshot_host::names::SourceKind;
 use earshot_host::sources::{
-    FoundFile, Scope, admission, extension_digest, find_component, find_components, find_extension, find_extensions,
+    FoundFile, Scope, admission, extension_digest, find_component, find_components, find_extension,
+    find_extensions,
 };
 use earshot_host::trust::{TrustState, digest_of, record_trust, remove_trust};
 
@@ -57,19 +58,36 @@ pub(crate) fn file_digest(file: &FoundFile) -> Result<String, String> {
 }
 
 /// The state of a found file, as `list` shows it.
-pub(crate) fn file_state(context: &Context, file: &FoundFile, shadowed: bool) -> (String, Option<TrustState>) {
+pub(crate) fn file_state(
+    context: &Context,
+    file: &FoundFile,
+    shadowed: bool,
+) -> (String, Option<TrustState>) {
     if let Some(problem) = &file.name_problem {
         return (format!("invalid name: {problem}"), None);
     }
     if shadowed {
-        return (format!("shadowed by the user {} of the same name", file.kind.noun()), None);
+        return (
+            format!("shadowed by the user {} of the same name", file.kind.noun()),
+            None,
+        );
     }
     match file_digest(file) {
         Err(reason) => (format!("failed: {reason}"), None),
         Ok(digest) => {
-            let state = admission(&context.settings, file.kind, &file.name, file.scope, &digest);
+            let state = admission(
+                &context.settings,
+                file.kind,
+                &file.name,
+                file.scope,
+                &digest,
+            );
             let text = if state.is_trusted() {
-                if file.scope.needs_trust() { "trusted".to_string() } else { "loads (your own file)".to_string() }
+                if file.scope.needs_trust() {
+                    "trusted".to_string()
+                } else {
+                    "loads (your own file)".to_string()
+                }
             } else {
                 state.explain(file.kind, &file.name)
             };
@@ -80,7 +98,11 @@ pub(crate) fn file_state(context: &Context, file: &FoundFile, shadowed: bool) ->
 
 fn list(context: &Context, kind: SourceKind, as_json: bool) -> CommandResult {
     let files = found(context, kind);
-    let user_names: Vec<String> = files.iter().filter(|f| f.scope == Scope::User).map(|f| f.name.clone()).collect();
+    let user_names: Vec<String> = files
+        .iter()
+        .filter(|f| f.scope == Scope::User)
+        .map(|f| f.name.clone())
+        .collect();
     let rows: Vec<(FoundFile, String, Option<TrustState>)> = files
         .into_iter()
         .map(|file| {
@@ -101,7 +123,9 @@ fn list(context: &Context, kind: SourceKind, as_json: bool) -> CommandResult {
     }
     if rows.is_empty() {
         let place = match kind {
-            SourceKind::Extension => ".earshot/extensions/ or the extensions/ folder of your config dir",
+            SourceKind::Extension => {
+                ".earshot/extensions/ or the extensions/ folder of your config dir"
+            }
             _ => ".earshot/plugins/ or the plugins/ folder of your config dir",
         };
         println!("no {} found in {place}", kind.cli_noun());
@@ -109,7 +133,14 @@ fn list(context: &Context, kind: SourceKind, as_json: bool) -> CommandResult {
     }
     let table: Vec<Vec<String>> = rows
         .iter()
-        .map(|(file, text, _)| vec![file.name.clone(), file.scope.as_str().to_string(), file.path.display().to_string(), text.clone()])
+        .map(|(file, text, _)| {
+            vec![
+                file.name.clone(),
+                file.scope.as_str().to_string(),
+                file.path.display().to_string(),
+                text.clone(),
+            ]
+        })
         .collect();
     output::table(&["NAME", "SCOPE", "PATH", "STATE"], &table);
     Ok(exit::OK)
@@ -121,15 +152,25 @@ fn lookup(context: &Context, kind: SourceKind, name: &str) -> Result<FoundFile, 
         _ => find_component(&context.settings, name),
     };
     file.ok_or_else(|| {
-        Failure::new(format!("no {} named \"{name}\" in this project", kind.noun()))
-            .hint(format!("`earshot {} list` shows what is there", kind.cli_noun()))
+        Failure::new(format!(
+            "no {} named \"{name}\" in this project",
+            kind.noun()
+        ))
+        .hint(format!(
+            "`earshot {} list` shows what is there",
+            kind.cli_noun()
+        ))
     })
 }
 
 fn trust(context: &Context, kind: SourceKind, name: &str) -> CommandResult {
     let file = lookup(context, kind, name)?;
     if let Some(problem) = &file.name_problem {
-        return Err(Failure::new(format!("{} \"{name}\" cannot load: invalid name: {problem}", kind.noun())).hint("rename the file"));
+        return Err(Failure::new(format!(
+            "{} \"{name}\" cannot load: invalid name: {problem}",
+            kind.noun()
+        ))
+        .hint("rename the file"));
     }
     if !file.scope.needs_trust() {
         return Err(Failure::new(format!(
@@ -139,17 +180,29 @@ fn trust(context: &Context, kind: SourceKind, name: &str) -> CommandResult {
         )));
     }
     let digest = file_digest(&file).map_err(Failure::new)?;
-    record_trust(&context.settings, kind, name, &digest).map_err(|error| Failure::new(error.to_string()))?;
-    println!("trusted {} \"{name}\" ({}) as it is now; a change to it lapses the trust", kind.noun(), file.path.display());
+    record_trust(&context.settings, kind, name, &digest)
+        .map_err(|error| Failure::new(error.to_string()))?;
+    println!(
+        "trusted {} \"{name}\" ({}) as it is now; a change to it lapses the trust",
+        kind.noun(),
+        file.path.display()
+    );
     Ok(exit::OK)
 }
 
 fn untrust(context: &Context, kind: SourceKind, name: &str) -> CommandResult {
-    let removed = remove_trust(&context.settings, kind, name).map_err(|error| Failure::new(error.to_string()))?;
+    let removed = remove_trust(&context.settings, kind, name)
+        .map_err(|error| Failure::new(error.to_string()))?;
     if removed {
-        println!("{} \"{name}\" is no longer trusted in this project", kind.noun());
+        println!(
+            "{} \"{name}\" is no longer trusted in this project",
+            kind.noun()
+        );
         Ok(exit::OK)
     } else {
-        Err(Failure::new(format!("{} \"{name}\" has no trust record in this project", kind.noun())))
+        Err(Failure::new(format!(
+            "{} \"{name}\" has no trust record in this project",
+            kind.noun()
+        )))
     }
 }

@@ -59,9 +59,19 @@ fn state(context: &Context, entry: &ServerEntry) -> String {
         Ok(definition) => {
             let scope = Scope::of_layer(entry.layer);
             let digest = digest_of(definition.canonical_json().as_bytes());
-            let admitted = admission(&context.settings, SourceKind::Mcp, &entry.name, scope, &digest);
+            let admitted = admission(
+                &context.settings,
+                SourceKind::Mcp,
+                &entry.name,
+                scope,
+                &digest,
+            );
             if admitted.is_trusted() {
-                if scope.needs_trust() { "trusted".into() } else { "starts (your own settings)".into() }
+                if scope.needs_trust() {
+                    "trusted".into()
+                } else {
+                    "starts (your own settings)".into()
+                }
             } else {
                 admitted.explain(SourceKind::Mcp, &entry.name)
             }
@@ -112,16 +122,29 @@ fn list(context: &Context, as_json: bool) -> CommandResult {
     }
     let rows: Vec<Vec<String>> = entries
         .iter()
-        .map(|entry| vec![entry.name.clone(), scope_text(entry), transport_name(entry).to_string(), state(context, entry)])
+        .map(|entry| {
+            vec![
+                entry.name.clone(),
+                scope_text(entry),
+                transport_name(entry).to_string(),
+                state(context, entry),
+            ]
+        })
         .collect();
     output::table(&["NAME", "SCOPE", "TRANSPORT", "STATE"], &rows);
     Ok(exit::OK)
 }
 
 fn find(context: &Context, name: &str) -> Result<ServerEntry, Failure> {
-    servers(context).into_iter().find(|entry| entry.name == name).ok_or_else(|| {
-        Failure::new(format!("no MCP server named \"{name}\" in any settings file")).hint("`earshot mcp list` shows what is configured")
-    })
+    servers(context)
+        .into_iter()
+        .find(|entry| entry.name == name)
+        .ok_or_else(|| {
+            Failure::new(format!(
+                "no MCP server named \"{name}\" in any settings file"
+            ))
+            .hint("`earshot mcp list` shows what is configured")
+        })
 }
 
 /// Masks everything after the first 4 characters of a value that may hold a secret.
@@ -139,8 +162,12 @@ fn get(context: &Context, name: &str, as_json: bool) -> CommandResult {
         Ok(definition) => {
             let mut masked = definition.clone();
             match &mut masked.transport {
-                Transport::Stdio { env, .. } => env.values_mut().for_each(|value| *value = mask(value)),
-                Transport::Http { headers, .. } => headers.values_mut().for_each(|value| *value = mask(value)),
+                Transport::Stdio { env, .. } => {
+                    env.values_mut().for_each(|value| *value = mask(value))
+                }
+                Transport::Http { headers, .. } => {
+                    headers.values_mut().for_each(|value| *value = mask(value))
+                }
             }
             serde_json::to_value(masked).expect("definitions serialise")
         }
@@ -148,12 +175,17 @@ fn get(context: &Context, name: &str, as_json: bool) -> CommandResult {
     };
     let state = state(context, &entry);
     if as_json {
-        output::json(&json!({"name": entry.name, "scope": entry.layer, "overrides": entry.shadows, "definition": definition, "state": state}));
+        output::json(
+            &json!({"name": entry.name, "scope": entry.layer, "overrides": entry.shadows, "definition": definition, "state": state}),
+        );
     } else {
         println!("{name}");
         println!("  scope:      {}", scope_text(&entry));
         println!("  state:      {state}");
-        println!("  definition: {}", serde_json::to_string(&definition).expect("JSON"));
+        println!(
+            "  definition: {}",
+            serde_json::to_string(&definition).expect("JSON")
+        );
     }
     Ok(exit::OK)
 }
@@ -166,22 +198,28 @@ fn trust(context: &Context, name: &str) -> CommandResult {
             entry.layer.as_str()
         )));
     }
-    let definition = entry
-        .definition
-        .as_ref()
-        .map_err(|reason| Failure::new(format!("server \"{name}\" cannot start: {reason}")).hint("fix its entry in .earshot/settings.json first"))?;
+    let definition = entry.definition.as_ref().map_err(|reason| {
+        Failure::new(format!("server \"{name}\" cannot start: {reason}"))
+            .hint("fix its entry in .earshot/settings.json first")
+    })?;
     let digest = digest_of(definition.canonical_json().as_bytes());
-    record_trust(&context.settings, SourceKind::Mcp, name, &digest).map_err(|error| Failure::new(error.to_string()))?;
-    println!("trusted server \"{name}\" as defined now; a change to its definition lapses the trust");
+    record_trust(&context.settings, SourceKind::Mcp, name, &digest)
+        .map_err(|error| Failure::new(error.to_string()))?;
+    println!(
+        "trusted server \"{name}\" as defined now; a change to its definition lapses the trust"
+    );
     Ok(exit::OK)
 }
 
 fn untrust(context: &Context, name: &str) -> CommandResult {
-    let removed = remove_trust(&context.settings, SourceKind::Mcp, name).map_err(|error| Failure::new(error.to_string()))?;
+    let removed = remove_trust(&context.settings, SourceKind::Mcp, name)
+        .map_err(|error| Failure::new(error.to_string()))?;
     if removed {
         println!("server \"{name}\" is no longer trusted in this project");
         Ok(exit::OK)
     } else {
-        Err(Failure::new(format!("server \"{name}\" has no trust record in this project")))
+        Err(Failure::new(format!(
+            "server \"{name}\" has no trust record in this project"
+        )))
     }
 }

@@ -80,7 +80,11 @@ pub fn run() -> ExitCode {
         Ok(cli) => cli,
         Err(error) => {
             let _ = error.print();
-            return ExitCode::from(if error.use_stderr() { exit::USAGE } else { exit::OK });
+            return ExitCode::from(if error.use_stderr() {
+                exit::USAGE
+            } else {
+                exit::OK
+            });
         }
     };
     init_tracing(cli.verbose);
@@ -93,8 +97,14 @@ pub fn run() -> ExitCode {
     };
     let result = match cli.command {
         Command::Mcp(command) => mcp::run(&context, command),
-        Command::Extensions(command) => files::run(&context, earshot_host::names::SourceKind::Extension, command),
-        Command::Plugins(command) => files::run(&context, earshot_host::names::SourceKind::Plugin, command),
+        Command::Extensions(command) => files::run(
+            &context,
+            earshot_host::names::SourceKind::Extension,
+            command,
+        ),
+        Command::Plugins(command) => {
+            files::run(&context, earshot_host::names::SourceKind::Plugin, command)
+        }
         Command::Permissions(command) => permissions::run(&context, command),
         Command::Tools(command) => tools::run(context, command),
     };

@@ -20,7 +20,11 @@ pub(crate) fn colour_enabled_on_stdout() -> bool {
 }
 
 fn paint(text: &str, code: &str, enabled: bool) -> String {
-    if enabled { format!("\u{1b}[{code}m{text}\u{1b}[0m") } else { text.to_string() }
+    if enabled {
+        format!("\u{1b}[{code}m{text}\u{1b}[0m")
+    } else {
+        text.to_string()
+    }
 }
 
 /// `error: …` and an optional `hint: …` on stderr.
@@ -34,19 +38,29 @@ pub(crate) fn error_line(message: &str, hint: Option<&str>) {
 
 /// `warning: …` on stderr.
 pub(crate) fn warning_line(message: &str) {
-    eprintln!("{} {message}", paint("warning:", "33;1", colour_enabled_on_stderr()));
+    eprintln!(
+        "{} {message}",
+        paint("warning:", "33;1", colour_enabled_on_stderr())
+    );
 }
 
 /// Prints `value` as pretty JSON on stdout.
 pub(crate) fn json(value: &serde_json::Value) {
-    println!("{}", serde_json::to_string_pretty(value).expect("JSON values serialise"));
+    println!(
+        "{}",
+        serde_json::to_string_pretty(value).expect("JSON values serialise")
+    );
 }
 
 /// A plain table: a header row and aligned columns; every cell sanitised for the terminal.
 pub(crate) fn table(header: &[&str], rows: &[Vec<String>]) {
     let rows: Vec<Vec<String>> = rows
         .iter()
-        .map(|row| row.iter().map(|cell| sanitise_for_terminal(cell, 400)).collect())
+        .map(|row| {
+            row.iter()
+                .map(|cell| sanitise_for_terminal(cell, 400))
+                .collect()
+        })
         .collect();
     let mut widths: Vec<usize> = header.iter().map(|h| h.chars().count()).collect();
     for row in &rows {
@@ -71,7 +85,14 @@ pub(crate) fn table(header: &[&str], rows: &[Vec<String>]) {
             .collect::<Vec<_>>()
             .join("  ")
     };
-    println!("{}", paint(&line(header.iter().map(|h| h.to_string()).collect()), "1", colour));
+    println!(
+        "{}",
+        paint(
+            &line(header.iter().map(|h| h.to_string()).collect()),
+            "1",
+            colour
+        )
+    );
     for row in rows {
         println!("{}", line(row));
     }

@@ -34,7 +34,11 @@ pub(crate) enum PermissionsCommand {
 
 pub(crate) fn run(context: &Context, command: PermissionsCommand) -> CommandResult {
     match command {
-        PermissionsCommand::Check { name, read_only, json } => check(context, &name, read_only, json),
+        PermissionsCommand::Check {
+            name,
+            read_only,
+            json,
+        } => check(context, &name, read_only, json),
         PermissionsCommand::List { json } => list(context, json),
     }
 }
@@ -58,8 +62,14 @@ fn check(context: &Context, name: &str, read_only: bool, as_json: bool) -> Comma
         return Ok(exit::OK);
     }
     let why = match &decision.decided_by {
-        DecidedBy::Rule { rule, layer, file } => format!("by \"{rule}\" in {} ({} settings)", file.display(), layer.as_str()),
-        DecidedBy::ReadOnly => "because the tool is read-only and its source's claim is honoured".to_string(),
+        DecidedBy::Rule { rule, layer, file } => format!(
+            "by \"{rule}\" in {} ({} settings)",
+            file.display(),
+            layer.as_str()
+        ),
+        DecidedBy::ReadOnly => {
+            "because the tool is read-only and its source's claim is honoured".to_string()
+        }
         DecidedBy::Default => "by default: no rule matches".to_string(),
     };
     println!("{}: {} {why}", decision.rule_name, decision.effect.key());
@@ -77,13 +87,15 @@ fn check(context: &Context, name: &str, read_only: bool, as_json: bool) -> Comma
 /// `Kind(source__tool)`, or `source__tool` resolved against the configured sources.
 fn resolve_tool(context: &Context, name: &str) -> Result<ToolId, Failure> {
     let (kind, namespaced) = if name.contains('(') {
-        let (kind, pattern) = parse_rule(name).map_err(|reason| Failure::new(format!("\"{name}\": {reason}")))?;
+        let (kind, pattern) =
+            parse_rule(name).map_err(|reason| Failure::new(format!("\"{name}\": {reason}")))?;
         (Some(kind), pattern)
     } else {
         (None, name)
     };
     let (source, tool) = namespaced.split_once("__").ok_or_else(|| {
-        Failure::new(format!("\"{namespaced}\" is not a namespaced tool name")).hint("write it as source__tool, e.g. github__create_issue")
+        Failure::new(format!("\"{namespaced}\" is not a namespaced tool name"))
+            .hint("write it as source__tool, e.g. github__create_issue")
     })?;
     let kind = match kind {
         Some(kind) => kind,
@@ -92,17 +104,27 @@ fn resolve_tool(context: &Context, name: &str) -> Result<ToolId, Failure> {
                 .hint(format!("name the kind explicitly: Mcp({namespaced}), Extension({namespaced}) or Plugin({namespaced})"))
         })?,
     };
-    ToolId::new(kind, source, tool).map_err(|error| Failure::new(format!("\"{namespaced}\": {error}")))
+    ToolId::new(kind, source, tool)
+        .map_err(|error| Failure::new(format!("\"{namespaced}\": {error}")))
 }
 
 fn source_kind_of(context: &Context, source: &str) -> Option<SourceKind> {
-    if read_servers(&context.settings, &Context::env).iter().any(|entry| entry.name == source) {
+    if read_servers(&context.settings, &Context::env)
+        .iter()
+        .any(|entry| entry.name == source)
+    {
         return Some(SourceKind::Mcp);
     }
-    if find_extensions(&context.settings).iter().any(|file| file.name == source) {
+    if find_extensions(&context.settings)
+        .iter()
+        .any(|file| file.name == source)
+    {
         return Some(SourceKind::Extension);
     }
-    if find_components(&context.settings).iter().any(|file| file.name == source) {
+    if find_components(&context.settings)
+        .iter()
+        .any(|file| file.name == source)
+    {
         return Some(SourceKind::Plugin);
     }
     None
@@ -116,7 +138,9 @@ fn list(context: &Context, as_json: bool) -> CommandResult {
         return Ok(exit::OK);
     }
     if rules.is_empty() {
-        println!("no permission rules: every tool call asks (read-only extension and plugin tools run without asking)");
+        println!(
+            "no permission rules: every tool call asks (read-only extension and plugin tools run without asking)"
+        );
         return Ok(exit::OK);
     }
     let rows: Vec<Vec<String>> = [Effect::Deny, Effect::Allow, Effect::Ask]
@@ -126,8 +150,14 @@ fn list(context: &Context, as_json: bool) -> CommandResult {
             vec![
                 rule.effect.key().to_string(),
                 rule.text.clone(),
-                format!("{} ({})", rule.origin.path.display(), rule.origin.layer.as_str()),
-                rule.not_in_force.clone().unwrap_or_else(|| "in force".into()),
+                format!(
+                    "{} ({})",
+                    rule.origin.path.display(),
+                    rule.origin.layer.as_str()
+                ),
+                rule.not_in_force
+                    .clone()
+                    .unwrap_or_else(|| "in force".into()),
             ]
         })
         .collect();

@@ -70,7 +70,11 @@ fn list(host: &Host, as_json: bool) -> CommandResult {
             vec![
                 tool.model_name.clone(),
                 tool.id.kind().noun().to_string(),
-                if tool.read_only { "read-only".into() } else { "-".into() },
+                if tool.read_only {
+                    "read-only".into()
+                } else {
+                    "-".into()
+                },
                 tool.description.clone(),
             ]
         })
@@ -80,11 +84,12 @@ fn list(host: &Host, as_json: bool) -> CommandResult {
 }
 
 fn call(host: &Host, name: &str, input: &str) -> CommandResult {
-    let prompter: Box<dyn Prompter> = if std::io::stdin().is_terminal() && std::io::stderr().is_terminal() {
-        Box::new(TerminalPrompter::stdio())
-    } else {
-        Box::new(NonInteractivePrompter)
-    };
+    let prompter: Box<dyn Prompter> =
+        if std::io::stdin().is_terminal() && std::io::stderr().is_terminal() {
+            Box::new(TerminalPrompter::stdio())
+        } else {
+            Box::new(NonInteractivePrompter)
+        };
     match host.call(name, input, prompter.as_ref()) {
         Ok(result) => {
             println!("{}", result.output);
@@ -94,8 +99,12 @@ fn call(host: &Host, name: &str, input: &str) -> CommandResult {
                 Ok(exit::OK)
             }
         }
-        Err(error @ CallError::Denied(_)) => Err(Failure::new(error.to_string()).code(exit::DENIED)),
-        Err(error @ CallError::InvalidInput { .. }) => Err(Failure::new(error.to_string()).code(exit::TOOL_ERROR)),
+        Err(error @ CallError::Denied(_)) => {
+            Err(Failure::new(error.to_string()).code(exit::DENIED))
+        }
+        Err(error @ CallError::InvalidInput { .. }) => {
+            Err(Failure::new(error.to_string()).code(exit::TOOL_ERROR))
+        }
         Err(error) => Err(Failure::new(error.to_string())),
     }
 }

@@ -51,7 +51,9 @@ pub fn call_tool(
     name: &str,
     input_json: &str,
 ) -> Result<ToolOutput, CallError> {
-    let tool = registry.find(name).ok_or_else(|| CallError::UnknownTool(name.to_string()))?;
+    let tool = registry
+        .find(name)
+        .ok_or_else(|| CallError::UnknownTool(name.to_string()))?;
     let detail = format!("input: {}", sanitise_for_terminal(input_json, 800));
     let request = ToolRequest {
         tool: &tool.id,
@@ -64,7 +66,12 @@ pub fn call_tool(
     }
     let verdict = validator
         .validate(&tool.compiled_schema, input_json)
-        .map_err(|error| CallError::Failed(format!("could not validate the input of {}: {error}", tool.id)))?;
+        .map_err(|error| {
+            CallError::Failed(format!(
+                "could not validate the input of {}: {error}",
+                tool.id
+            ))
+        })?;
     match verdict {
         Verdict::Valid => {}
         Verdict::NotJson(reason) => {

@@ -110,7 +110,10 @@ impl Gate {
     /// A gate over `rules`. `local_settings` is the project's `.earshot/settings.local.json`,
     /// where an "always for this project" answer is recorded.
     pub fn new(rules: RuleSet, local_settings: Option<PathBuf>) -> Gate {
-        Gate { rules, local_settings }
+        Gate {
+            rules,
+            local_settings,
+        }
     }
 
     /// The rules in force.
@@ -139,8 +142,16 @@ impl Gate {
         }
         let read_only_honoured = request.read_only && kind != SourceKind::Mcp;
         Decision {
-            effect: if read_only_honoured { Effect::Allow } else { Effect::Ask },
-            decided_by: if read_only_honoured { DecidedBy::ReadOnly } else { DecidedBy::Default },
+            effect: if read_only_honoured {
+                Effect::Allow
+            } else {
+                Effect::Ask
+            },
+            decided_by: if read_only_honoured {
+                DecidedBy::ReadOnly
+            } else {
+                DecidedBy::Default
+            },
             rule_name,
         }
     }
@@ -153,7 +164,11 @@ impl Gate {
             Effect::Allow => Outcome::Allowed,
             Effect::Deny => Outcome::Denied(match &decision.decided_by {
                 DecidedBy::Rule { rule, file, .. } => {
-                    format!("{} is denied by the rule \"{rule}\" in {}", request.tool, file.display())
+                    format!(
+                        "{} is denied by the rule \"{rule}\" in {}",
+                        request.tool,
+                        file.display()
+                    )
                 }
                 _ => format!("{} is denied", request.tool),
             }),
@@ -187,7 +202,9 @@ impl Gate {
 /// Appends `rule` to `permissions.allow` in the local settings file (once).
 fn remember_allow(path: &std::path::Path, rule: &str) -> Result<(), crate::settings::EditError> {
     edit_settings(path, |settings| {
-        let root = settings.as_object_mut().expect("settings files hold objects");
+        let root = settings
+            .as_object_mut()
+            .expect("settings files hold objects");
         let permissions = root
             .entry("permissions")
             .or_insert_with(|| serde_json::json!({}));

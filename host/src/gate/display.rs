@@ -60,8 +60,14 @@ mod tests {
 
     #[test]
     fn escape_sequences_and_carriage_returns_are_neutralised() {
-        assert_eq!(sanitise_for_terminal("\u{1b}[2Kfake\rprompt", 80), "fake prompt");
-        assert_eq!(sanitise_for_terminal("a\u{1b}]0;title\u{7}b\u{0}c", 80), "abc");
+        assert_eq!(
+            sanitise_for_terminal("\u{1b}[2Kfake\rprompt", 80),
+            "fake prompt"
+        );
+        assert_eq!(
+            sanitise_for_terminal("a\u{1b}]0;title\u{7}b\u{0}c", 80),
+            "abc"
+        );
         let long = "x".repeat(10_000);
         let shown = sanitise_for_terminal(&long, 200);
         assert_eq!(shown.chars().count(), 201);

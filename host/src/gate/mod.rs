@@ -12,7 +12,7 @@ mod display;
 mod prompter;
 mod rules;
 
-pub use decision::{Decision, DecidedBy, Gate, Outcome, PermissionPrompt, ToolRequest};
+pub use decision::{DecidedBy, Decision, Gate, Outcome, PermissionPrompt, ToolRequest};
 pub use display::sanitise_for_terminal;
 pub use prompter::{NonInteractivePrompter, PromptAnswer, Prompter, TerminalPrompter};
 pub use rules::{Effect, Matched, OTHER_TOOL, Origin, Rule, RuleSet, parse_rule};

@@ -51,7 +51,10 @@ pub struct TerminalPrompter {
 impl TerminalPrompter {
     /// A prompter on this process's stdin and stderr.
     pub fn stdio() -> TerminalPrompter {
-        TerminalPrompter::new(Box::new(std::io::BufReader::new(std::io::stdin())), Box::new(std::io::stderr()))
+        TerminalPrompter::new(
+            Box::new(std::io::BufReader::new(std::io::stdin())),
+            Box::new(std::io::stderr()),
+        )
     }
 
     /// A prompter reading answers from `input` and writing the prompt to `output`.
@@ -64,7 +67,10 @@ impl TerminalPrompter {
 
 impl Prompter for TerminalPrompter {
     fn ask(&self, prompt: &PermissionPrompt) -> PromptAnswer {
-        let mut io = self.io.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        let mut io = self
+            .io
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
         let (input, output) = &mut *io;
         let _ = writeln!(output, "earshot wants to run {}", prompt.target());
         if !prompt.title().is_empty() {
@@ -75,18 +81,29 @@ impl Prompter for TerminalPrompter {
         }
         let _ = writeln!(output, "  rule: {}", prompt.rule_name());
         loop {
-            let _ = write!(output, "Allow? [o]nce / [a]lways for this project / [d]eny: ");
+            let _ = write!(
+                output,
+                "Allow? [o]nce / [a]lways for this project / [d]eny: "
+            );
             let _ = output.flush();
             let mut line = String::new();
             match input.read_line(&mut line) {
-                Ok(0) | Err(_) => return PromptAnswer::Deny(format!("{} was not approved (no answer)", prompt.target())),
+                Ok(0) | Err(_) => {
+                    return PromptAnswer::Deny(format!(
+                        "{} was not approved (no answer)",
+                        prompt.target()
+                    ));
+                }
                 Ok(_) => {}
             }
             match line.trim().to_ascii_lowercase().as_str() {
                 "o" | "once" | "y" | "yes" => return PromptAnswer::AllowOnce,
                 "a" | "always" => return PromptAnswer::AllowAlwaysForProject,
                 "d" | "deny" | "n" | "no" => {
-                    return PromptAnswer::Deny(format!("{} was denied at the prompt", prompt.target()));
+                    return PromptAnswer::Deny(format!(
+                        "{} was denied at the prompt",
+                        prompt.target()
+                    ));
                 }
                 _ => {
                     let _ = writeln!(output, "Please answer o, a or d.");

@@ -87,7 +87,9 @@ impl RuleSet {
     pub fn from_settings(settings: &Settings) -> RuleSet {
         let mut rules = Vec::new();
         for file in &settings.files {
-            let Some(permissions) = file.get("permissions") else { continue };
+            let Some(permissions) = file.get("permissions") else {
+                continue;
+            };
             let origin = Origin {
                 layer: file.layer,
                 path: file.path.clone(),
@@ -111,7 +113,9 @@ impl RuleSet {
             if rule.not_in_force.is_some() {
                 continue;
             }
-            let Some((kind, pattern)) = parse_rule(&rule.text).ok() else { continue };
+            let Some((kind, pattern)) = parse_rule(&rule.text).ok() else {
+                continue;
+            };
             match Glob::new(pattern) {
                 Ok(glob) => {
                     let slot = builders
@@ -130,7 +134,9 @@ impl RuleSet {
             .map(|(effect, kind, builder, rule_indices)| Matcher {
                 effect,
                 kind,
-                globs: builder.build().expect("globs that compiled one by one compile as a set"),
+                globs: builder
+                    .build()
+                    .expect("globs that compiled one by one compile as a set"),
                 rule_indices,
             })
             .collect();
@@ -142,9 +148,14 @@ impl RuleSet {
                     .is_some_and(|why| why.starts_with("malformed"))
         });
         if allow_suspended_by.is_some() {
-            for rule in rules.iter_mut().filter(|rule| rule.effect == Effect::Allow && rule.not_in_force.is_none()) {
-                rule.not_in_force =
-                    Some("suspended while a deny or ask rule is malformed (it might have denied this)".into());
+            for rule in rules
+                .iter_mut()
+                .filter(|rule| rule.effect == Effect::Allow && rule.not_in_force.is_none())
+            {
+                rule.not_in_force = Some(
+                    "suspended while a deny or ask rule is malformed (it might have denied this)"
+                        .into(),
+                );
             }
         }
         RuleSet {
@@ -183,25 +194,36 @@ impl RuleSet {
 }
 
 fn read_effect(permissions: &Value, effect: Effect, origin: &Origin, into: &mut Vec<Rule>) {
-    let Some(list) = permissions.get(effect.key()) else { return };
+    let Some(list) = permissions.get(effect.key()) else {
+        return;
+    };
     let Some(list) = list.as_array() else {
         into.push(Rule {
             text: list.to_string(),
             effect,
             kind: None,
             origin: origin.clone(),
-            not_in_force: Some(format!("malformed: permissions.{} must be a list of rules", effect.key())),
+            not_in_force: Some(format!(
+                "malformed: permissions.{} must be a list of rules",
+                effect.key()
+            )),
         });
         return;
     };
     for entry in list {
-        let text = entry.as_str().map(str::to_string).unwrap_or_else(|| entry.to_string());
+        let text = entry
+            .as_str()
+            .map(str::to_string)
+            .unwrap_or_else(|| entry.to_string());
         let parsed = entry
             .as_str()
             .ok_or_else(|| "a rule must be a string".to_string())
             .and_then(|text| parse_rule(text).map_err(str::to_string));
         let (kind, not_in_force) = match parsed {
-            Err(reason) if reason == OTHER_TOOL => (None, Some("not a plugin rule: left to earshot's other tools".to_string())),
+            Err(reason) if reason == OTHER_TOOL => (
+                None,
+                Some("not a plugin rule: left to earshot's other tools".to_string()),
+            ),
             Err(reason) => (None, Some(format!("malformed: {reason}"))),
             Ok((kind, _)) if effect == Effect::Allow && !origin.layer.owned_by_user() => (
                 Some(kind),
@@ -241,7 +263,11 @@ pub fn parse_rule(text: &str) -> Result<(SourceKind, &str), &'static str> {
         "Mcp" => SourceKind::Mcp,
         "Extension" => SourceKind::Extension,
         "Plugin" => SourceKind::Plugin,
-        other if !other.is_empty() && other.chars().next().is_some_and(|c| c.is_ascii_uppercase()) && other.chars().all(|c| c.is_ascii_alphanumeric()) => {
+        other
+            if !other.is_empty()
+                && other.chars().next().is_some_and(|c| c.is_ascii_uppercase())
+                && other.chars().all(|c| c.is_ascii_alphanumeric()) =>
+        {
             return Err(OTHER_TOOL);
         }
         _ => return Err("expected Mcp(…), Extension(…) or Plugin(…)"),
@@ -249,7 +275,10 @@ pub fn parse_rule(text: &str) -> Result<(SourceKind, &str), &'static str> {
     if pattern.is_empty() {
         return Err("the pattern is empty");
     }
-    if pattern.chars().any(|c| c.is_whitespace() || c == '(' || c == ')' || c == '/') {
+    if pattern
+        .chars()
+        .any(|c| c.is_whitespace() || c == '(' || c == ')' || c == '/')
+    {
         return Err("the pattern may hold only tool-name characters and glob syntax");
     }
     Ok((kind, pattern))

@@ -4,7 +4,9 @@ use std::sync::Arc;
 
 use crate::names::{SourceKind, ToolId, check_tool_name};
 use crate::registry::{RegisteredTool, Runner, ToolRegistry};
-use crate::sandbox::{ComponentCache, SandboxEngine, SandboxLimits, SchemaValidator, ToolComponent};
+use crate::sandbox::{
+    ComponentCache, SandboxEngine, SandboxLimits, SchemaValidator, ToolComponent,
+};
 use crate::settings::Settings;
 use crate::sources::{FoundFile, Scope, admission, find_components};
 use crate::trust::digest_of;
@@ -21,13 +23,20 @@ pub fn load_components(
     registry: &mut ToolRegistry,
 ) {
     let found = find_components(settings);
-    let user_names: Vec<String> = found.iter().filter(|f| f.scope == Scope::User).map(|f| f.name.clone()).collect();
+    let user_names: Vec<String> = found
+        .iter()
+        .filter(|f| f.scope == Scope::User)
+        .map(|f| f.name.clone())
+        .collect();
     for file in &found {
         if file.scope == Scope::Project && user_names.contains(&file.name) {
             registry.report(
                 SourceKind::Plugin,
                 &file.name,
-                format!("{} is shadowed by your own plugin of the same name, which is used", file.path.display()),
+                format!(
+                    "{} is shadowed by your own plugin of the same name, which is used",
+                    file.path.display()
+                ),
             );
             continue;
         }
@@ -49,22 +58,44 @@ fn load_one(
     if let Some(problem) = &file.name_problem {
         return Err(format!("not loaded: invalid name: {problem}"));
     }
-    let bytes = std::fs::read(&file.path).map_err(|error| format!("cannot read {}: {error}", file.path.display()))?;
+    let bytes = std::fs::read(&file.path)
+        .map_err(|error| format!("cannot read {}: {error}", file.path.display()))?;
     // Trust is checked against the very bytes that will be compiled.
-    let trust = admission(settings, SourceKind::Plugin, &file.name, file.scope, &digest_of(&bytes));
+    let trust = admission(
+        settings,
+        SourceKind::Plugin,
+        &file.name,
+        file.scope,
+        &digest_of(&bytes),
+    );
     if !trust.is_trusted() {
-        return Err(format!("not loaded: {}", trust.explain(SourceKind::Plugin, &file.name)));
+        return Err(format!(
+            "not loaded: {}",
+            trust.explain(SourceKind::Plugin, &file.name)
+        ));
     }
-    let component = ToolComponent::load(engine, cache, &file.name, &bytes, limits).map_err(|error| error.to_string())?;
+    let component = ToolComponent::load(engine, cache, &file.name, &bytes, limits)
+        .map_err(|error| error.to_string())?;
     let component = Arc::new(component);
     let mut seen = Vec::new();
     for (index, tool) in component.tools().iter().enumerate() {
         if let Err(error) = check_tool_name(&tool.name) {
-            registry.report(SourceKind::Plugin, &file.name, format!("tool {index} skipped: invalid name: {error}"));
+            registry.report(
+                SourceKind::Plugin,
+                &file.name,
+                format!("tool {index} skipped: invalid name: {error}"),
+            );
             continue;
         }
         if seen.contains(&tool.name) {
-            registry.report(SourceKind::Plugin, &file.name, format!("tool \"{}\" is listed twice; the second is skipped", tool.name));
+            registry.report(
+                SourceKind::Plugin,
+                &file.name,
+                format!(
+                    "tool \"{}\" is listed twice; the second is skipped",
+                    tool.name
+                ),
+            );
             continue;
         }
         seen.push(tool.name.clone());
@@ -74,12 +105,16 @@ fn load_one(
                 registry.report(
                     SourceKind::Plugin,
                     &file.name,
-                    format!("tool \"{}\" skipped: its input schema is rejected: {error}", tool.name),
+                    format!(
+                        "tool \"{}\" skipped: its input schema is rejected: {error}",
+                        tool.name
+                    ),
                 );
                 continue;
             }
         };
-        let id = ToolId::new(SourceKind::Plugin, &file.name, &tool.name).expect("both names were checked");
+        let id = ToolId::new(SourceKind::Plugin, &file.name, &tool.name)
+            .expect("both names were checked");
         registry.register(RegisteredTool {
             model_name: id.model_name(),
             id,

@@ -57,7 +57,8 @@ impl ServerDefinition {
         fn sort(value: Value) -> Value {
             match value {
                 Value::Object(map) => {
-                    let mut entries: Vec<(String, Value)> = map.into_iter().map(|(k, v)| (k, sort(v))).collect();
+                    let mut entries: Vec<(String, Value)> =
+                        map.into_iter().map(|(k, v)| (k, sort(v))).collect();
                     entries.sort_by(|a, b| a.0.cmp(&b.0));
                     Value::Object(entries.into_iter().collect())
                 }
@@ -87,13 +88,18 @@ pub struct ServerEntry {
 pub fn read_servers(settings: &Settings, env: &dyn Fn(&str) -> Option<String>) -> Vec<ServerEntry> {
     let mut entries: Vec<ServerEntry> = Vec::new();
     for file in &settings.files {
-        let Some(servers) = file.get("mcpServers") else { continue };
+        let Some(servers) = file.get("mcpServers") else {
+            continue;
+        };
         let Some(servers) = servers.as_object() else {
             entries.push(ServerEntry {
                 name: "mcpServers".into(),
                 layer: file.layer,
                 shadows: Vec::new(),
-                definition: Err(format!("{}: mcpServers must be an object", file.path.display())),
+                definition: Err(format!(
+                    "{}: mcpServers must be an object",
+                    file.path.display()
+                )),
             });
             continue;
         };
@@ -118,7 +124,10 @@ pub fn read_servers(settings: &Settings, env: &dyn Fn(&str) -> Option<String>) -
     entries
 }
 
-fn parse_definition(raw: &Value, env: &dyn Fn(&str) -> Option<String>) -> Result<ServerDefinition, String> {
+fn parse_definition(
+    raw: &Value,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<ServerDefinition, String> {
     let Some(object) = raw.as_object() else {
         return Err("a server definition must be an object".into());
     };
@@ -138,12 +147,19 @@ fn parse_definition(raw: &Value, env: &dyn Fn(&str) -> Option<String>) -> Result
     };
     let timeout_ms = match object.get("timeout") {
         None | Some(Value::Null) => None,
-        Some(value) => Some(value.as_u64().ok_or("timeout must be a whole number of milliseconds")?),
+        Some(value) => Some(
+            value
+                .as_u64()
+                .ok_or("timeout must be a whole number of milliseconds")?,
+        ),
     };
     let kind = object.get("type").and_then(Value::as_str);
     let transport = match kind {
         Some("http") | Some("streamable-http") => {
-            let url = object.get("url").and_then(Value::as_str).ok_or("an http server needs a \"url\" string")?;
+            let url = object
+                .get("url")
+                .and_then(Value::as_str)
+                .ok_or("an http server needs a \"url\" string")?;
             Transport::Http {
                 url: expanded(url)?,
                 headers: string_map("headers")?,
@@ -161,7 +177,11 @@ fn parse_definition(raw: &Value, env: &dyn Fn(&str) -> Option<String>) -> Result
                 None | Some(Value::Null) => Vec::new(),
                 Some(Value::Array(items)) => items
                     .iter()
-                    .map(|item| item.as_str().ok_or("args must be strings".to_string()).and_then(expanded))
+                    .map(|item| {
+                        item.as_str()
+                            .ok_or("args must be strings".to_string())
+                            .and_then(expanded)
+                    })
                     .collect::<Result<_, _>>()?,
                 Some(_) => return Err("args must be a list of strings".into()),
             };
@@ -179,8 +199,13 @@ fn parse_definition(raw: &Value, env: &dyn Fn(&str) -> Option<String>) -> Result
         }
         Some(other) => {
             let shown: String = other.chars().take(40).collect();
-            return Err(format!("the transport type \"{shown}\" is not supported (use stdio or \"http\")"));
+            return Err(format!(
+                "the transport type \"{shown}\" is not supported (use stdio or \"http\")"
+            ));
         }
     };
-    Ok(ServerDefinition { transport, timeout_ms })
+    Ok(ServerDefinition {
+        transport,
+        timeout_ms,
+    })
 }

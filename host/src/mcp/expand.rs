@@ -28,10 +28,17 @@ pub fn expand(text: &str, lookup: &dyn Fn(&str) -> Option<String>) -> Result<Str
             Some((name, default)) => (name, Some(default)),
             None => (inner, None),
         };
-        match (lookup(name).filter(|value| !value.is_empty() || default.is_none()), default) {
+        match (
+            lookup(name).filter(|value| !value.is_empty() || default.is_none()),
+            default,
+        ) {
             (Some(value), _) => out.push_str(&value),
             (None, Some(default)) => out.push_str(default),
-            (None, None) => return Err(ExpandError { name: name.to_string() }),
+            (None, None) => {
+                return Err(ExpandError {
+                    name: name.to_string(),
+                });
+            }
         }
         rest = &after[end + 1..];
     }
@@ -54,9 +61,20 @@ mod tests {
     #[test]
     fn variables_and_defaults_expand() {
         assert_eq!(expand("Bearer ${TOKEN}", &env).unwrap(), "Bearer s3cret");
-        assert_eq!(expand("${HOST:-localhost}:${PORT:-80}", &env).unwrap(), "localhost:80");
+        assert_eq!(
+            expand("${HOST:-localhost}:${PORT:-80}", &env).unwrap(),
+            "localhost:80"
+        );
         assert_eq!(expand("${EMPTY:-fallback}", &env).unwrap(), "fallback");
-        assert_eq!(expand("cost $5 and ${unclosed", &env).unwrap(), "cost $5 and ${unclosed");
-        assert_eq!(expand("${MISSING}", &env), Err(ExpandError { name: "MISSING".into() }));
+        assert_eq!(
+            expand("cost $5 and ${unclosed", &env).unwrap(),
+            "cost $5 and ${unclosed"
+        );
+        assert_eq!(
+            expand("${MISSING}", &env),
+            Err(ExpandError {
+                name: "MISSING".into()
+            })
+        );
     }
 }

@@ -74,11 +74,14 @@ impl ToolRegistry {
         let clash = self
             .tools
             .values()
-            .find(|existing| existing.id.namespaced() == name || existing.model_name == tool.model_name)
+            .find(|existing| {
+                existing.id.namespaced() == name || existing.model_name == tool.model_name
+            })
             .map(|existing| existing.id.namespaced());
         if let Some(existing_name) = clash {
             let existing = self.tools.remove(&existing_name).expect("found above");
-            self.collisions.insert(name, vec![who(&existing), who(&tool)]);
+            self.collisions
+                .insert(name, vec![who(&existing), who(&tool)]);
             return;
         }
         self.tools.insert(name, tool);
@@ -110,7 +113,14 @@ impl ToolRegistry {
         let mut lines: Vec<String> = self
             .problems
             .iter()
-            .map(|problem| format!("{} \"{}\": {}", problem.kind.noun(), problem.source, problem.message))
+            .map(|problem| {
+                format!(
+                    "{} \"{}\": {}",
+                    problem.kind.noun(),
+                    problem.source,
+                    problem.message
+                )
+            })
             .collect();
         for (name, claimants) in &self.collisions {
             lines.push(format!(

@@ -1,8 +1,8 @@
 //! Compiled components, cached on disk so that no call after the first ever compiles again.
 //!
-//! An entry is `<dir>/<engine hash>/<component sha256>.cwasm` plus a `.sha256` file holding the
+//! An entry is `<dir>/<engine hash>/<component sha256>.cwasm` plus a `.blake3` file holding the
 //! digest of the `.cwasm` itself. The engine hash changes whenever wasmtime or its configuration
-//! changes, so stale code is never loaded; the `.sha256` is checked before every load, so a
+//! changes, so stale code is never loaded; the `.blake3` digest is checked before every load, so a
 //! truncated or altered file is recompiled rather than mapped.
 
 use std::hash::{Hash, Hasher};
@@ -28,6 +28,9 @@ pub enum CacheOutcome {
     Hit,
     /// Compiled now (and stored, when the cache has a directory).
     Compiled,
+    /// Taken from the code precompiled at build time (and stored, when the cache has a
+    /// directory): the host's own components on a fresh machine.
+    Precompiled,
 }
 
 impl ComponentCache {
@@ -62,11 +65,44 @@ impl ComponentCache {
         name: &str,
         bytes: &[u8],
     ) -> Result<(Component, CacheOutcome), SandboxError> {
+        self.load_with_precompiled(engine, name, bytes, None)
+    }
+
+    /// As [`ComponentCache::load`], but on a cache miss first tries `precompiled`: native code
+    /// for `bytes` made at build time by this same wasmtime and configuration (wasmtime checks
+    /// both and refuses a mismatch, in which case `bytes` is compiled as usual).
+    ///
+    /// # Errors
+    /// As [`ComponentCache::load`].
+    pub fn load_with_precompiled(
+        &self,
+        engine: &SandboxEngine,
+        name: &str,
+        bytes: &[u8],
+        precompiled: Option<&[u8]>,
+    ) -> Result<(Component, CacheOutcome), SandboxError> {
         let entry = self.dir.as_ref().map(|dir| entry_path(dir, engine, bytes));
         if let Some(entry) = &entry
             && let Some(component) = load_verified(engine, entry)
         {
             return Ok((component, CacheOutcome::Hit));
+        }
+        if let Some(precompiled) = precompiled {
+            // SAFETY: `precompiled` is embedded in this binary by its own build script;
+            // `deserialize` refuses code from another wasmtime version or configuration.
+            match unsafe { Component::deserialize(engine.engine(), precompiled) } {
+                Ok(component) => {
+                    if let Some(entry) = &entry
+                        && let Err(error) = store_entry(entry, precompiled)
+                    {
+                        tracing::warn!(component = name, %error, "could not cache the precompiled component");
+                    }
+                    return Ok((component, CacheOutcome::Precompiled));
+                }
+                Err(error) => {
+                    tracing::debug!(component = name, error = %first_line(&error), "build-time code does not fit this engine; compiling");
+                }
+            }
         }
         let compiled = engine
             .engine()
@@ -104,14 +140,23 @@ fn entry_path(dir: &Path, engine: &SandboxEngine, bytes: &[u8]) -> PathBuf {
 }
 
 fn digest_path(entry: &Path) -> PathBuf {
-    entry.with_extension("sha256")
+    entry.with_extension("blake3")
 }
 
 /// Loads `entry` if its recorded digest matches its contents.
 fn load_verified(engine: &SandboxEngine, entry: &Path) -> Option<Component> {
+    let started = std::time::Instant::now();
     let recorded = std::fs::read_to_string(digest_path(entry)).ok()?;
-    let contents = std::fs::read(entry).ok()?;
-    if hex::encode(Sha256::digest(&contents)) != recorded.trim() {
+    let digest = blake3::Hasher::new()
+        .update_mmap(entry)
+        .ok()?
+        .finalize()
+        .to_hex();
+    tracing::debug!(
+        verify_ms = started.elapsed().as_secs_f64() * 1e3,
+        "cache entry verified"
+    );
+    if digest.as_str() != recorded.trim() {
         tracing::warn!(path = %entry.display(), "cached component does not match its digest; recompiling");
         return None;
     }
@@ -133,7 +178,7 @@ fn store_entry(entry: &Path, compiled: &[u8]) -> std::io::Result<()> {
     write_atomically(entry, compiled)?;
     write_atomically(
         &digest_path(entry),
-        hex::encode(Sha256::digest(compiled)).as_bytes(),
+        blake3::hash(compiled).to_hex().as_bytes(),
     )
 }
 

@@ -3,7 +3,7 @@
 use std::sync::OnceLock;
 use std::time::Duration;
 
-use wasmtime::{Config, Engine, OptLevel};
+use wasmtime::Engine;
 
 /// How often the epoch advances. A call's deadline is rounded up to whole ticks.
 pub const EPOCH_TICK: Duration = Duration::from_millis(10);
@@ -26,13 +26,8 @@ impl SandboxEngine {
 
     /// A new engine with its own epoch ticker. Embedders normally want [`SandboxEngine::shared`].
     pub fn new() -> SandboxEngine {
-        let mut config = Config::new();
-        config
-            .wasm_component_model(true)
-            .epoch_interruption(true)
-            .cranelift_opt_level(OptLevel::Speed)
-            .parallel_compilation(true);
-        let engine = Engine::new(&config).expect("the sandbox engine configuration is valid");
+        let engine = Engine::new(&super::engine_config::sandbox_config())
+            .expect("the sandbox engine configuration is valid");
         start_epoch_ticker(&engine);
         SandboxEngine { engine }
     }

@@ -8,6 +8,7 @@
 mod bindings;
 mod cache;
 mod engine;
+mod engine_config;
 mod error;
 mod limits;
 mod output_parser;

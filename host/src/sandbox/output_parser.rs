@@ -13,6 +13,9 @@ use super::runner::Runner;
 /// The parser component, built from `host/guests/mcp-output` during the build.
 const OUTPUT_WASM: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/earshot_mcp_output.wasm"));
 
+/// The same, compiled to native code at build time (see `host/build.rs`).
+const OUTPUT_CWASM: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/earshot_mcp_output.cwasm"));
+
 /// The component's name in errors.
 pub const OUTPUT_COMPONENT: &str = "mcp-output";
 
@@ -106,7 +109,12 @@ impl McpOutputParser {
         limits: OutputLimits,
         sandbox: SandboxLimits,
     ) -> Result<Self, SandboxError> {
-        let (component, _) = cache.load(engine, OUTPUT_COMPONENT, OUTPUT_WASM)?;
+        let (component, _) = cache.load_with_precompiled(
+            engine,
+            OUTPUT_COMPONENT,
+            OUTPUT_WASM,
+            Some(OUTPUT_CWASM),
+        )?;
         let mut runner = Runner::<OutputWorld>::new(engine, OUTPUT_COMPONENT, &component, sandbox)?;
         runner.ensure_live()?;
         Ok(McpOutputParser {

@@ -19,6 +19,10 @@ use super::runner::Runner;
 const VALIDATOR_WASM: &[u8] =
     include_bytes!(concat!(env!("OUT_DIR"), "/earshot_schema_validator.wasm"));
 
+/// The same, compiled to native code at build time (see `host/build.rs`).
+const VALIDATOR_CWASM: &[u8] =
+    include_bytes!(concat!(env!("OUT_DIR"), "/earshot_schema_validator.cwasm"));
+
 /// The component's name in errors.
 pub const VALIDATOR_COMPONENT: &str = "schema-validator";
 
@@ -133,10 +137,25 @@ impl SchemaValidator {
         cache: &ComponentCache,
         limits: SandboxLimits,
     ) -> Result<Self, SandboxError> {
-        let (component, _) = cache.load(engine, VALIDATOR_COMPONENT, VALIDATOR_WASM)?;
+        let started = std::time::Instant::now();
+        let (component, outcome) = cache.load_with_precompiled(
+            engine,
+            VALIDATOR_COMPONENT,
+            VALIDATOR_WASM,
+            Some(VALIDATOR_CWASM),
+        )?;
+        let loaded = started.elapsed();
         let mut runner =
             Runner::<ValidatorWorld>::new(engine, VALIDATOR_COMPONENT, &component, limits)?;
+        let linked = started.elapsed();
         runner.ensure_live()?;
+        tracing::debug!(
+            ?outcome,
+            load_ms = loaded.as_secs_f64() * 1e3,
+            link_ms = (linked - loaded).as_secs_f64() * 1e3,
+            instantiate_ms = (started.elapsed() - linked).as_secs_f64() * 1e3,
+            "validator ready"
+        );
         Ok(SchemaValidator {
             inner: Arc::new(Mutex::new(Inner {
                 runner,

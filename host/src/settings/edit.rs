@@ -52,7 +52,9 @@ pub fn edit_settings(path: &Path, change: impl FnOnce(&mut Value)) -> Result<(),
 
     let mut value = match std::fs::read_to_string(path) {
         Ok(text) => parse_settings(path, &text).map_err(EditError::Unparsable)?,
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => Value::Object(Default::default()),
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
+            Value::Object(Default::default())
+        }
         Err(error) => return Err(io(error)),
     };
     change(&mut value);

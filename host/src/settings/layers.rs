@@ -58,7 +58,9 @@ impl SettingsFile {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum SettingsProblem {
     /// The file is not valid JSON.
-    #[error("{path}:{line}:{column}: does not parse: {reason}; its settings are ignored until it is fixed")]
+    #[error(
+        "{path}:{line}:{column}: does not parse: {reason}; its settings are ignored until it is fixed"
+    )]
     Malformed {
         /// The file.
         path: PathBuf,
@@ -84,7 +86,9 @@ pub enum SettingsProblem {
         reason: String,
     },
     /// `settings.local.json` is tracked by git, so anyone could have committed it.
-    #[error("{path} is tracked by git, so the repository could have written it; it is ignored (run `git rm --cached {path}` and keep it out of commits)")]
+    #[error(
+        "{path} is tracked by git, so the repository could have written it; it is ignored (run `git rm --cached {path}` and keep it out of commits)"
+    )]
     LocalFileTracked {
         /// The file.
         path: PathBuf,
@@ -111,13 +115,23 @@ impl Settings {
         let mut files = Vec::new();
         let mut problems = Vec::new();
         if let Some(dir) = user_config_dir {
-            files.push(load_file(Layer::User, dir.join("settings.json"), &mut problems));
+            files.push(load_file(
+                Layer::User,
+                dir.join("settings.json"),
+                &mut problems,
+            ));
         }
         if let Some(project) = &project {
-            files.push(load_file(Layer::Project, project.project_settings(), &mut problems));
+            files.push(load_file(
+                Layer::Project,
+                project.project_settings(),
+                &mut problems,
+            ));
             let local_path = project.local_settings();
             if local_path.exists() && is_tracked_by_git(&project.root, &local_path) {
-                problems.push(SettingsProblem::LocalFileTracked { path: local_path.clone() });
+                problems.push(SettingsProblem::LocalFileTracked {
+                    path: local_path.clone(),
+                });
                 files.push(SettingsFile {
                     layer: Layer::Local,
                     path: local_path,
@@ -176,7 +190,9 @@ pub(crate) fn parse_settings(path: &Path, text: &str) -> Result<Value, SettingsP
     }
     match serde_json::from_str::<Value>(text) {
         Ok(value @ Value::Object(_)) => Ok(value),
-        Ok(_) => Err(SettingsProblem::NotAnObject { path: path.to_path_buf() }),
+        Ok(_) => Err(SettingsProblem::NotAnObject {
+            path: path.to_path_buf(),
+        }),
         Err(error) => Err(SettingsProblem::Malformed {
             path: path.to_path_buf(),
             line: error.line(),

@@ -21,11 +21,15 @@ pub fn find_components(settings: &Settings) -> Vec<FoundFile> {
 
 /// The component called `name`, preferring the user's own over the project's.
 pub fn find_component(settings: &Settings, name: &str) -> Option<FoundFile> {
-    find_components(settings).into_iter().find(|file| file.name == name)
+    find_components(settings)
+        .into_iter()
+        .find(|file| file.name == name)
 }
 
 fn scan(dir: &Path, scope: Scope, into: &mut Vec<FoundFile>) {
-    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
     let mut paths: Vec<_> = entries
         .filter_map(Result::ok)
         .map(|entry| entry.path())
@@ -33,10 +37,16 @@ fn scan(dir: &Path, scope: Scope, into: &mut Vec<FoundFile>) {
         .collect();
     paths.sort();
     for path in paths {
-        let name = path.file_stem().unwrap_or_default().to_string_lossy().into_owned();
+        let name = path
+            .file_stem()
+            .unwrap_or_default()
+            .to_string_lossy()
+            .into_owned();
         into.push(FoundFile {
             kind: SourceKind::Plugin,
-            name_problem: check_source_name(&name).err().map(|error| error.to_string()),
+            name_problem: check_source_name(&name)
+                .err()
+                .map(|error| error.to_string()),
             name,
             scope,
             path,

@@ -31,11 +31,15 @@ pub fn find_extensions(settings: &Settings) -> Vec<FoundFile> {
 
 /// The extension called `name`, preferring the user's own over the project's.
 pub fn find_extension(settings: &Settings, name: &str) -> Option<FoundFile> {
-    find_extensions(settings).into_iter().find(|file| file.name == name)
+    find_extensions(settings)
+        .into_iter()
+        .find(|file| file.name == name)
 }
 
 fn scan(dir: &Path, scope: Scope, into: &mut Vec<FoundFile>) {
-    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
     let mut paths: Vec<_> = entries
         .filter_map(Result::ok)
         .map(|entry| entry.path())
@@ -49,10 +53,16 @@ fn scan(dir: &Path, scope: Scope, into: &mut Vec<FoundFile>) {
         .collect();
     paths.sort();
     for path in paths {
-        let name = path.file_stem().unwrap_or_default().to_string_lossy().into_owned();
+        let name = path
+            .file_stem()
+            .unwrap_or_default()
+            .to_string_lossy()
+            .into_owned();
         into.push(FoundFile {
             kind: SourceKind::Extension,
-            name_problem: check_source_name(&name).err().map(|error| error.to_string()),
+            name_problem: check_source_name(&name)
+                .err()
+                .map(|error| error.to_string()),
             name,
             scope,
             path,
@@ -74,11 +84,16 @@ pub fn extension_digest(entry: &Path) -> Result<String, String> {
     let mut seen: BTreeMap<String, String> = BTreeMap::new();
     let mut pending: Vec<PathBuf> = vec![entry.to_path_buf()];
     while let Some(file) = pending.pop() {
-        let relative = file.strip_prefix(&root).unwrap_or(&file).to_string_lossy().into_owned();
+        let relative = file
+            .strip_prefix(&root)
+            .unwrap_or(&file)
+            .to_string_lossy()
+            .into_owned();
         if seen.contains_key(&relative) {
             continue;
         }
-        let bytes = std::fs::read(&file).map_err(|error| format!("cannot read {}: {error}", file.display()))?;
+        let bytes = std::fs::read(&file)
+            .map_err(|error| format!("cannot read {}: {error}", file.display()))?;
         seen.insert(relative, hex::encode(Sha256::digest(&bytes)));
         let source = String::from_utf8_lossy(&bytes);
         for specifier in imports_of(&file, &source) {
@@ -104,7 +119,9 @@ pub fn extension_digest(entry: &Path) -> Result<String, String> {
 /// of a string literal).
 fn imports_of(path: &Path, source: &str) -> Vec<String> {
     let allocator = Allocator::default();
-    let source_type = SourceType::from_path(path).unwrap_or_default().with_module(true);
+    let source_type = SourceType::from_path(path)
+        .unwrap_or_default()
+        .with_module(true);
     let parsed = Parser::new(&allocator, source, source_type).parse();
     let mut specifiers: Vec<String> = parsed
         .module_record

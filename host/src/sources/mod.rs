@@ -7,15 +7,15 @@
 mod components;
 mod extensions;
 
-pub use components::{find_components, find_component};
-pub use extensions::{EXTENSION_SUFFIXES, extension_digest, find_extensions, find_extension};
+pub use components::{find_component, find_components};
+pub use extensions::{EXTENSION_SUFFIXES, extension_digest, find_extension, find_extensions};
 
 use std::path::PathBuf;
 
 use crate::names::SourceKind;
 use crate::settings::Layer;
-use crate::trust::{TrustState, trust_state};
 use crate::settings::Settings;
+use crate::trust::{TrustState, trust_state};
 
 /// Where a source was found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
@@ -70,7 +70,13 @@ pub struct FoundFile {
 }
 
 /// Whether a found source may load: not needed for the user's own, else the trust state.
-pub fn admission(settings: &Settings, kind: SourceKind, name: &str, scope: Scope, digest: &str) -> TrustState {
+pub fn admission(
+    settings: &Settings,
+    kind: SourceKind,
+    name: &str,
+    scope: Scope,
+    digest: &str,
+) -> TrustState {
     if scope.needs_trust() {
         trust_state(settings, kind, name, digest)
     } else {

@@ -16,7 +16,9 @@ pub enum TrustError {
     #[error("no user config dir: set EARSHOT_CONFIG_DIR or HOME")]
     NoConfigDir,
     /// The key file exists but cannot be read or is not a key.
-    #[error("the trust key at {path} cannot be used ({reason}); fix or delete it (deleting it lapses every trust record)")]
+    #[error(
+        "the trust key at {path} cannot be used ({reason}); fix or delete it (deleting it lapses every trust record)"
+    )]
     Unusable {
         /// The key file.
         path: PathBuf,
@@ -61,7 +63,9 @@ impl TrustKey {
                 });
             }
         };
-        let decoded = hex::decode(text.trim()).ok().filter(|bytes| bytes.len() == 32);
+        let decoded = hex::decode(text.trim())
+            .ok()
+            .filter(|bytes| bytes.len() == 32);
         match decoded {
             Some(decoded) => {
                 let mut bytes = [0u8; 32];
@@ -104,14 +108,16 @@ impl TrustKey {
             }
             // Another earshot created it first: use theirs.
             Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => {
-                TrustKey::load(config_dir)?.ok_or_else(|| cannot("it vanished while being created".into()))
+                TrustKey::load(config_dir)?
+                    .ok_or_else(|| cannot("it vanished while being created".into()))
             }
             Err(error) => Err(cannot(error.to_string())),
         }
     }
 
     fn mac(&self, project: &Path, kind: &str, name: &str, digest: &str) -> Hmac<Sha256> {
-        let mut mac = Hmac::<Sha256>::new_from_slice(&self.bytes).expect("HMAC takes any key length");
+        let mut mac =
+            Hmac::<Sha256>::new_from_slice(&self.bytes).expect("HMAC takes any key length");
         for part in [
             "earshot-trust-v1",
             &project.to_string_lossy(),
@@ -127,12 +133,27 @@ impl TrustKey {
 
     /// Signs a record: hex HMAC-SHA256 over the project path, kind, name and digest.
     pub fn sign(&self, project: &Path, kind: &str, name: &str, digest: &str) -> String {
-        hex::encode(self.mac(project, kind, name, digest).finalize().into_bytes())
+        hex::encode(
+            self.mac(project, kind, name, digest)
+                .finalize()
+                .into_bytes(),
+        )
     }
 
     /// Checks a signature in constant time.
-    pub fn verify(&self, project: &Path, kind: &str, name: &str, digest: &str, signature: &str) -> bool {
-        let Ok(signature) = hex::decode(signature) else { return false };
-        self.mac(project, kind, name, digest).verify_slice(&signature).is_ok()
+    pub fn verify(
+        &self,
+        project: &Path,
+        kind: &str,
+        name: &str,
+        digest: &str,
+        signature: &str,
+    ) -> bool {
+        let Ok(signature) = hex::decode(signature) else {
+            return false;
+        };
+        self.mac(project, kind, name, digest)
+            .verify_slice(&signature)
+            .is_ok()
     }
 }

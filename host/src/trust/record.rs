@@ -47,10 +47,16 @@ impl TrustState {
         let command = format!("earshot {} trust {name}", kind.cli_noun());
         match self {
             TrustState::Trusted => "trusted".into(),
-            TrustState::NotTrusted => format!("not trusted: the repository added it; run `{command}` to load it"),
-            TrustState::Changed => format!("changed since you trusted it; review it, then run `{command}`"),
+            TrustState::NotTrusted => {
+                format!("not trusted: the repository added it; run `{command}` to load it")
+            }
+            TrustState::Changed => {
+                format!("changed since you trusted it; review it, then run `{command}`")
+            }
             TrustState::OtherClone { made_for } => {
-                format!("its trust record was made for another clone ({made_for}); run `{command}` here")
+                format!(
+                    "its trust record was made for another clone ({made_for}); run `{command}` here"
+                )
             }
             TrustState::NotSignedByYou => format!(
                 "its trust record was not made by you on this machine (committed or copied); run `{command}`"
@@ -58,7 +64,9 @@ impl TrustState {
             TrustState::LocalFileTracked => format!(
                 "not trusted: .earshot/settings.local.json is tracked by git, so its records do not count; untrack it, then run `{command}`"
             ),
-            TrustState::KeyUnavailable { reason } => format!("not trusted: {reason}; then run `{command}`"),
+            TrustState::KeyUnavailable { reason } => {
+                format!("not trusted: {reason}; then run `{command}`")
+            }
         }
     }
 }
@@ -72,19 +80,32 @@ pub fn trust_state(settings: &Settings, kind: SourceKind, name: &str, digest: &s
     if settings.local_file_refused() {
         return TrustState::LocalFileTracked;
     }
-    let Some(project) = &settings.project else { return TrustState::NotTrusted };
+    let Some(project) = &settings.project else {
+        return TrustState::NotTrusted;
+    };
     let record = settings
         .file(Layer::Local)
         .and_then(|file| file.value.as_ref())
         .and_then(|value| record_path(value, kind, name));
-    let Some(record) = record else { return TrustState::NotTrusted };
+    let Some(record) = record else {
+        return TrustState::NotTrusted;
+    };
     let field = |key: &str| record.get(key).and_then(Value::as_str).unwrap_or_default();
     let key = match settings.user_config_dir.as_deref().map(TrustKey::load) {
-        None => return TrustState::KeyUnavailable { reason: TrustError::NoConfigDir.to_string() },
-        Some(Err(error)) => return TrustState::KeyUnavailable { reason: error.to_string() },
+        None => {
+            return TrustState::KeyUnavailable {
+                reason: TrustError::NoConfigDir.to_string(),
+            };
+        }
+        Some(Err(error)) => {
+            return TrustState::KeyUnavailable {
+                reason: error.to_string(),
+            };
+        }
         Some(Ok(None)) => {
             return TrustState::KeyUnavailable {
-                reason: "there is no trust key on this machine, so this record was made elsewhere".into(),
+                reason: "there is no trust key on this machine, so this record was made elsewhere"
+                    .into(),
             };
         }
         Some(Ok(Some(key))) => key,
@@ -96,7 +117,13 @@ pub fn trust_state(settings: &Settings, kind: SourceKind, name: &str, digest: &s
         };
     }
     let recorded_digest = field("digest");
-    if !key.verify(&project.root, kind.cli_noun(), name, recorded_digest, field("signature")) {
+    if !key.verify(
+        &project.root,
+        kind.cli_noun(),
+        name,
+        recorded_digest,
+        field("signature"),
+    ) {
         return TrustState::NotSignedByYou;
     }
     if recorded_digest != digest {
@@ -120,10 +147,14 @@ pub enum RecordError {
         source: EditError,
     },
     /// There is no project to record trust in.
-    #[error("there is no project here to trust anything in; run this inside a project or pass --project DIR")]
+    #[error(
+        "there is no project here to trust anything in; run this inside a project or pass --project DIR"
+    )]
     NoProject,
     /// The local file is tracked by git.
-    #[error(".earshot/settings.local.json is tracked by git; untrack it first (`git rm --cached .earshot/settings.local.json`)")]
+    #[error(
+        ".earshot/settings.local.json is tracked by git; untrack it first (`git rm --cached .earshot/settings.local.json`)"
+    )]
     LocalFileTracked,
 }
 
@@ -132,12 +163,20 @@ pub enum RecordError {
 ///
 /// # Errors
 /// A [`RecordError`] when the key or a file cannot be used.
-pub fn record_trust(settings: &Settings, kind: SourceKind, name: &str, digest: &str) -> Result<(), RecordError> {
+pub fn record_trust(
+    settings: &Settings,
+    kind: SourceKind,
+    name: &str,
+    digest: &str,
+) -> Result<(), RecordError> {
     let project = settings.project.as_ref().ok_or(RecordError::NoProject)?;
     if settings.local_file_refused() {
         return Err(RecordError::LocalFileTracked);
     }
-    let config_dir = settings.user_config_dir.as_deref().ok_or(TrustError::NoConfigDir)?;
+    let config_dir = settings
+        .user_config_dir
+        .as_deref()
+        .ok_or(TrustError::NoConfigDir)?;
     let key = TrustKey::load_or_create(config_dir)?;
     let signature = key.sign(&project.root, kind.cli_noun(), name, digest);
     let record = json!({
@@ -152,7 +191,10 @@ pub fn record_trust(settings: &Settings, kind: SourceKind, name: &str, digest: &
         let kind_map = object_at(trust, kind.cli_noun());
         kind_map.insert(name.to_string(), record);
     })
-    .map_err(|source| RecordError::Edit { path: path.clone(), source })?;
+    .map_err(|source| RecordError::Edit {
+        path: path.clone(),
+        source,
+    })?;
     ignore_local_settings(&project.root).map_err(|source| RecordError::Edit {
         path: project.root.join(".gitignore"),
         source,
@@ -163,7 +205,11 @@ pub fn record_trust(settings: &Settings, kind: SourceKind, name: &str, digest: &
 ///
 /// # Errors
 /// A [`RecordError`] when the file cannot be edited.
-pub fn remove_trust(settings: &Settings, kind: SourceKind, name: &str) -> Result<bool, RecordError> {
+pub fn remove_trust(
+    settings: &Settings,
+    kind: SourceKind,
+    name: &str,
+) -> Result<bool, RecordError> {
     let project = settings.project.as_ref().ok_or(RecordError::NoProject)?;
     let path = project.local_settings();
     if !path.exists() {
@@ -183,7 +229,10 @@ pub fn remove_trust(settings: &Settings, kind: SourceKind, name: &str) -> Result
     Ok(removed)
 }
 
-fn object_at<'a>(map: &'a mut serde_json::Map<String, Value>, key: &str) -> &'a mut serde_json::Map<String, Value> {
+fn object_at<'a>(
+    map: &'a mut serde_json::Map<String, Value>,
+    key: &str,
+) -> &'a mut serde_json::Map<String, Value> {
     let slot = map.entry(key).or_insert_with(|| json!({}));
     if !slot.is_object() {
         *slot = json!({});
@@ -192,7 +241,10 @@ fn object_at<'a>(map: &'a mut serde_json::Map<String, Value>, key: &str) -> &'a 
 }
 
 /// The lines `trust` keeps in the project's `.gitignore`.
-const IGNORED: &[&str] = &[".earshot/settings.local.json", ".earshot/settings.local.json.lock"];
+const IGNORED: &[&str] = &[
+    ".earshot/settings.local.json",
+    ".earshot/settings.local.json.lock",
+];
 
 /// Adds the local settings file (and its lock) to `.gitignore`, keeping everything else.
 fn ignore_local_settings(root: &Path) -> Result<(), EditError> {
@@ -210,7 +262,11 @@ fn ignore_local_settings(root: &Path) -> Result<(), EditError> {
     let missing: Vec<&str> = IGNORED
         .iter()
         .copied()
-        .filter(|line| !existing.lines().any(|existing| existing.trim() == *line || existing.trim() == format!("/{line}")))
+        .filter(|line| {
+            !existing
+                .lines()
+                .any(|existing| existing.trim() == *line || existing.trim() == format!("/{line}"))
+        })
         .collect();
     if missing.is_empty() {
         return Ok(());

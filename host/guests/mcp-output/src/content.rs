@@ -185,7 +185,7 @@ fn decoded_len(data: &str) -> Option<u64> {
         }
     }
     let total = symbols + padding;
-    if total % 4 != 0 || padding > 2 {
+    if !total.is_multiple_of(4) || padding > 2 {
         return None;
     }
     Some(total / 4 * 3 - padding)

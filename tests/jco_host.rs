@@ -19,7 +19,7 @@ fn suite_dir() -> PathBuf {
     match std::env::var_os("JSON_SCHEMA_TEST_SUITE") {
         Some(dir) => PathBuf::from(dir),
         None => {
-            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/json-schema-test-suite")
+            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../fixtures/json-schema-test-suite")
         }
     }
 }

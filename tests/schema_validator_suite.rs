@@ -13,13 +13,13 @@ use std::sync::Arc;
 use earshot_host::sandbox::{ComponentCache, Remote, SandboxEngine, SchemaValidator, Verdict};
 use serde_json::Value;
 
-/// Where the suite lives: `$JSON_SCHEMA_TEST_SUITE`, else `../shared/json-schema-test-suite`
-/// beside the repository.
+/// Where the suite lives: `$JSON_SCHEMA_TEST_SUITE`, else the copy in
+/// `fixtures/json-schema-test-suite` (see its SOURCE.md).
 fn suite_dir() -> PathBuf {
     if let Some(dir) = std::env::var_os("JSON_SCHEMA_TEST_SUITE") {
         return PathBuf::from(dir);
     }
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/json-schema-test-suite")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/json-schema-test-suite")
 }
 
 /// (draft folder, the `$schema` that selects it, the recorded count of passing tests).

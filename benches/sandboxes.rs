@@ -6,9 +6,12 @@
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
+use earshot_host::gate::NonInteractivePrompter;
+use earshot_host::host::Host;
 use earshot_host::sandbox::{
     ComponentCache, McpOutputParser, SandboxEngine, SandboxLimits, SchemaValidator, ToolComponent,
 };
+use earshot_host::settings::{ProjectPaths, Settings};
 use serde_json::{Value, json};
 
 /// Median time per call of `f`, over `batches` batches sized to take about 20 ms each.
@@ -213,5 +216,42 @@ fn main() {
         "compiled from nothing",
         tool_cache,
         started.elapsed(),
+    );
+
+    // 4. A trivial component tool call through earshot (registry lookup, gate, input validated
+    //    in the validator sandbox, call) versus the same call straight into the component.
+    let home = tempfile::tempdir().expect("temp dir");
+    std::fs::create_dir_all(home.path().join("config/plugins")).expect("plugins dir");
+    std::fs::create_dir_all(home.path().join("project")).expect("project dir");
+    std::fs::write(home.path().join("config/plugins/hello.wasm"), &hello).expect("plugin");
+    let settings = Settings::load(
+        Some(&home.path().join("config")),
+        Some(ProjectPaths::new(home.path().join("project"))),
+    );
+    let host =
+        Host::load_with(settings, &engine, &cache, SandboxLimits::TOOL_COMPONENT).expect("host");
+    let input = r#"{"name":"Ada"}"#;
+    let direct = ToolComponent::load(
+        &engine,
+        &cache,
+        "hello",
+        &hello,
+        SandboxLimits::TOOL_COMPONENT,
+    )
+    .expect("loads");
+    let raw = per_call(31, || {
+        black_box(direct.call("greet", black_box(input)).expect("runs"));
+    });
+    let through = per_call(31, || {
+        black_box(
+            host.call("hello__greet", black_box(input), &NonInteractivePrompter)
+                .expect("runs"),
+        );
+    });
+    row(
+        "component tool call through earshot (gate + validation)",
+        "raw component call",
+        through,
+        raw,
     );
 }

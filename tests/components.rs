@@ -272,6 +272,12 @@ fn the_cli_lists_and_calls_component_tools_with_the_documented_exit_codes() {
     );
     assert_eq!(sandbox.run(&["plugins", "trust", "hello"]).0, 0);
     assert_eq!(sandbox.run(&["plugins", "trust", "hostile"]).0, 0);
+    let (code, stdout, _) = sandbox.run(&["plugins", "list", "--json"]);
+    assert_eq!(code, 0);
+    let listed: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(listed["plugins"][0]["name"], "hello");
+    assert_eq!(listed["plugins"][0]["state"], "trusted");
+    assert_eq!(listed["plugins"][0]["tools"], serde_json::json!(["greet"]));
 
     let (code, stdout, _) = sandbox.run(&["tools", "list", "--json"]);
     assert_eq!(code, 0);

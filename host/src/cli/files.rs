@@ -4,6 +4,7 @@ use clap::Subcommand;
 use serde_json::json;
 
 use earshot_host::names::SourceKind;
+use earshot_host::sandbox::{ComponentCache, SandboxEngine, SandboxLimits, ToolComponent};
 use earshot_host::sources::{
     FoundFile, Scope, admission, extension_digest, find_component, find_components, find_extension,
     find_extensions,
@@ -96,6 +97,26 @@ pub(crate) fn file_state(
     }
 }
 
+/// The tools of a component that may load, by loading it (from the compiled-component cache);
+/// an error when it does not load. Never called for anything untrusted.
+fn component_tools(file: &FoundFile) -> Result<Vec<String>, String> {
+    let bytes = std::fs::read(&file.path)
+        .map_err(|error| format!("cannot read {}: {error}", file.path.display()))?;
+    let component = ToolComponent::load(
+        &SandboxEngine::shared(),
+        &ComponentCache::user(),
+        &file.name,
+        &bytes,
+        SandboxLimits::TOOL_COMPONENT,
+    )
+    .map_err(|error| error.to_string())?;
+    Ok(component
+        .tools()
+        .iter()
+        .map(|tool| tool.name.clone())
+        .collect())
+}
+
 fn list(context: &Context, kind: SourceKind, as_json: bool) -> CommandResult {
     let files = found(context, kind);
     let user_names: Vec<String> = files
@@ -103,19 +124,26 @@ fn list(context: &Context, kind: SourceKind, as_json: bool) -> CommandResult {
         .filter(|f| f.scope == Scope::User)
         .map(|f| f.name.clone())
         .collect();
-    let rows: Vec<(FoundFile, String, Option<TrustState>)> = files
+    let rows: Vec<(FoundFile, String, Option<TrustState>, Vec<String>)> = files
         .into_iter()
         .map(|file| {
             let shadowed = file.scope == Scope::Project && user_names.contains(&file.name);
-            let (text, state) = file_state(context, &file, shadowed);
-            (file, text, state)
+            let (mut text, state) = file_state(context, &file, shadowed);
+            let mut tools = Vec::new();
+            if kind == SourceKind::Plugin && state.as_ref().is_some_and(TrustState::is_trusted) {
+                match component_tools(&file) {
+                    Ok(names) => tools = names,
+                    Err(reason) => text = format!("failed: {reason}"),
+                }
+            }
+            (file, text, state, tools)
         })
         .collect();
     if as_json {
         let items: Vec<_> = rows
             .iter()
-            .map(|(file, text, state)| {
-                json!({"name": file.name, "scope": file.scope, "path": file.path, "state": text, "trust": state})
+            .map(|(file, text, state, tools)| {
+                json!({"name": file.name, "scope": file.scope, "path": file.path, "state": text, "trust": state, "tools": tools})
             })
             .collect();
         output::json(&json!({ kind.cli_noun(): items }));
@@ -133,16 +161,31 @@ fn list(context: &Context, kind: SourceKind, as_json: bool) -> CommandResult {
     }
     let table: Vec<Vec<String>> = rows
         .iter()
-        .map(|(file, text, _)| {
-            vec![
+        .map(|(file, text, _, tools)| {
+            let mut row = vec![
                 file.name.clone(),
                 file.scope.as_str().to_string(),
                 file.path.display().to_string(),
                 text.clone(),
-            ]
+            ];
+            if kind == SourceKind::Plugin {
+                row.insert(
+                    3,
+                    if tools.is_empty() {
+                        "-".into()
+                    } else {
+                        tools.join(", ")
+                    },
+                );
+            }
+            row
         })
         .collect();
-    output::table(&["NAME", "SCOPE", "PATH", "STATE"], &table);
+    if kind == SourceKind::Plugin {
+        output::table(&["NAME", "SCOPE", "PATH", "TOOLS", "STATE"], &table);
+    } else {
+        output::table(&["NAME", "SCOPE", "PATH", "STATE"], &table);
+    }
     Ok(exit::OK)
 }
 

@@ -73,6 +73,11 @@ fn check(context: &Context, name: &str, read_only: bool, as_json: bool) -> Comma
         DecidedBy::Default => "by default: no rule matches".to_string(),
     };
     println!("{}: {} {why}", decision.rule_name, decision.effect.key());
+    if decision.decided_by == DecidedBy::Default && !read_only && tool.kind() != SourceKind::Mcp {
+        println!(
+            "(a tool that declares itself read-only runs without asking; add --read-only to check that case)"
+        );
+    }
     if let Some(rule) = gate.rules().allow_suspended_by() {
         output::warning_line(&format!(
             "allow rules are suspended: the {} rule \"{}\" in {} is malformed",

@@ -15,15 +15,6 @@ fn jco_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../fixtures/jco-host")
 }
 
-fn suite_dir() -> PathBuf {
-    match std::env::var_os("JSON_SCHEMA_TEST_SUITE") {
-        Some(dir) => PathBuf::from(dir),
-        None => {
-            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../fixtures/json-schema-test-suite")
-        }
-    }
-}
-
 fn ensure_npm_packages() {
     if jco_dir()
         .join("node_modules/@bytecodealliance/jco")
@@ -104,32 +95,12 @@ fn our_verdicts(
     verdicts
 }
 
-fn remotes(root: &Path) -> Vec<Remote> {
-    fn walk(dir: &Path, prefix: &str, into: &mut Vec<Remote>) {
-        for entry in std::fs::read_dir(dir).unwrap() {
-            let path = entry.unwrap().path();
-            let name = path.file_name().unwrap().to_string_lossy().into_owned();
-            if path.is_dir() {
-                walk(&path, &format!("{prefix}{name}/"), into);
-            } else if name.ends_with(".json") {
-                into.push(Remote {
-                    uri: format!("http://localhost:1234/{prefix}{name}"),
-                    schema_json: std::fs::read_to_string(&path).unwrap(),
-                });
-            }
-        }
-    }
-    let mut all = Vec::new();
-    walk(root, "", &mut all);
-    all
-}
-
 #[test]
 fn node_running_the_transpiled_validator_agrees_with_our_host() {
     ensure_npm_packages();
-    let suite = suite_dir();
+    let suite = common::suite_dir();
     let remotes_dir = suite.join("remotes");
-    let remotes = remotes(&remotes_dir);
+    let remotes = common::suite_remotes();
     let validator =
         SchemaValidator::new(&SandboxEngine::shared(), &common::shared_cache()).expect("validator");
     let cases = [

@@ -6,21 +6,14 @@
 //! recorded figure, passes fewer than native jsonschema, or fails a case not listed in
 //! `KNOWN_FAILURES` with its reason.
 
+mod common;
+
 use std::collections::{BTreeSet, HashMap};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use earshot_host::sandbox::{ComponentCache, Remote, SandboxEngine, SchemaValidator, Verdict};
 use serde_json::Value;
-
-/// Where the suite lives: `$JSON_SCHEMA_TEST_SUITE`, else the copy in
-/// `fixtures/json-schema-test-suite` (see its SOURCE.md).
-fn suite_dir() -> PathBuf {
-    if let Some(dir) = std::env::var_os("JSON_SCHEMA_TEST_SUITE") {
-        return PathBuf::from(dir);
-    }
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/json-schema-test-suite")
-}
 
 /// (draft folder, the `$schema` that selects it, the recorded count of passing tests).
 const DRAFTS: &[(&str, &str, usize)] = &[
@@ -49,7 +42,7 @@ struct Case {
 }
 
 fn load_cases(draft: &str, dollar_schema: &str) -> Vec<Case> {
-    let dir = suite_dir().join("tests").join(draft);
+    let dir = common::suite_dir().join("tests").join(draft);
     let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
         .unwrap_or_else(|error| panic!("cannot read {}: {error}", dir.display()))
         .map(|entry| entry.expect("dir entry").path())
@@ -89,27 +82,6 @@ fn load_cases(draft: &str, dollar_schema: &str) -> Vec<Case> {
         }
     }
     cases
-}
-
-/// Every file under remotes/, as the suite's harness serves it at http://localhost:1234/.
-fn remotes() -> Vec<Remote> {
-    fn walk(dir: &Path, prefix: &str, into: &mut Vec<Remote>) {
-        for entry in std::fs::read_dir(dir).unwrap() {
-            let path = entry.unwrap().path();
-            let name = path.file_name().unwrap().to_string_lossy().into_owned();
-            if path.is_dir() {
-                walk(&path, &format!("{prefix}{name}/"), into);
-            } else if name.ends_with(".json") {
-                into.push(Remote {
-                    uri: format!("http://localhost:1234/{prefix}{name}"),
-                    schema_json: std::fs::read_to_string(&path).unwrap(),
-                });
-            }
-        }
-    }
-    let mut all = Vec::new();
-    walk(&suite_dir().join("remotes"), "", &mut all);
-    all
 }
 
 /// The same remotes for native jsonschema.
@@ -185,7 +157,7 @@ fn run_native(cases: &[Case], remotes: &Arc<HashMap<String, Value>>) -> (usize, 
 fn the_json_schema_test_suite_passes_in_the_sandbox_as_natively() {
     let validator = SchemaValidator::new(&SandboxEngine::shared(), &ComponentCache::disabled())
         .expect("validator loads");
-    let remotes = remotes();
+    let remotes = common::suite_remotes();
     let native_remotes: Arc<HashMap<String, Value>> = Arc::new(
         remotes
             .iter()

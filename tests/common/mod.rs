@@ -124,3 +124,38 @@ impl Sandbox {
 
 /// A built guest other than the SDK example and the hostile one.
 pub const FUTURE_WASM: &str = env!("EARSHOT_GUEST_FUTURE_TOOL_WASM");
+
+/// The JSON-Schema-Test-Suite: `$JSON_SCHEMA_TEST_SUITE`, else the copy in
+/// `fixtures/json-schema-test-suite` (see its SOURCE.md).
+pub fn suite_dir() -> std::path::PathBuf {
+    match std::env::var_os("JSON_SCHEMA_TEST_SUITE") {
+        Some(dir) => std::path::PathBuf::from(dir),
+        None => std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../fixtures/json-schema-test-suite"),
+    }
+}
+
+/// Every file under the suite's `remotes/`, as its harness serves it at `http://localhost:1234/`.
+pub fn suite_remotes() -> Vec<earshot_host::sandbox::Remote> {
+    fn walk(dir: &std::path::Path, prefix: &str, into: &mut Vec<earshot_host::sandbox::Remote>) {
+        let mut entries: Vec<_> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
+        entries.sort();
+        for path in entries {
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            if path.is_dir() {
+                walk(&path, &format!("{prefix}{name}/"), into);
+            } else if name.ends_with(".json") {
+                into.push(earshot_host::sandbox::Remote {
+                    uri: format!("http://localhost:1234/{prefix}{name}"),
+                    schema_json: std::fs::read_to_string(&path).unwrap(),
+                });
+            }
+        }
+    }
+    let mut all = Vec::new();
+    walk(&suite_dir().join("remotes"), "", &mut all);
+    all
+}

@@ -9,10 +9,10 @@ use oxc::parser::Parser;
 use oxc::span::SourceType;
 use sha2::{Digest, Sha256};
 
-use crate::names::{SourceKind, check_source_name};
+use crate::names::SourceKind;
 use crate::settings::Settings;
 
-use super::{FoundFile, Scope};
+use super::{FoundFile, Scope, scan_folder};
 
 /// The file suffixes that make an extension.
 pub const EXTENSION_SUFFIXES: &[&str] = &["ts", "mts", "js", "mjs"];
@@ -21,10 +21,22 @@ pub const EXTENSION_SUFFIXES: &[&str] = &["ts", "mts", "js", "mjs"];
 pub fn find_extensions(settings: &Settings) -> Vec<FoundFile> {
     let mut found = Vec::new();
     if let Some(dir) = &settings.user_config_dir {
-        scan(&dir.join("extensions"), Scope::User, &mut found);
+        scan_folder(
+            &dir.join("extensions"),
+            Scope::User,
+            SourceKind::Extension,
+            EXTENSION_SUFFIXES,
+            &mut found,
+        );
     }
     if let Some(project) = &settings.project {
-        scan(&project.extensions_dir(), Scope::Project, &mut found);
+        scan_folder(
+            &project.extensions_dir(),
+            Scope::Project,
+            SourceKind::Extension,
+            EXTENSION_SUFFIXES,
+            &mut found,
+        );
     }
     found
 }
@@ -34,40 +46,6 @@ pub fn find_extension(settings: &Settings, name: &str) -> Option<FoundFile> {
     find_extensions(settings)
         .into_iter()
         .find(|file| file.name == name)
-}
-
-fn scan(dir: &Path, scope: Scope, into: &mut Vec<FoundFile>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    let mut paths: Vec<_> = entries
-        .filter_map(Result::ok)
-        .map(|entry| entry.path())
-        .filter(|path| {
-            path.is_file()
-                && path
-                    .extension()
-                    .and_then(|ext| ext.to_str())
-                    .is_some_and(|ext| EXTENSION_SUFFIXES.contains(&ext))
-        })
-        .collect();
-    paths.sort();
-    for path in paths {
-        let name = path
-            .file_stem()
-            .unwrap_or_default()
-            .to_string_lossy()
-            .into_owned();
-        into.push(FoundFile {
-            kind: SourceKind::Extension,
-            name_problem: check_source_name(&name)
-                .err()
-                .map(|error| error.to_string()),
-            name,
-            scope,
-            path,
-        });
-    }
 }
 
 /// `sha256:` over the extension file and every file it imports (relative imports, followed

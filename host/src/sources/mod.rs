@@ -10,9 +10,9 @@ mod extensions;
 pub use components::{find_component, find_components};
 pub use extensions::{EXTENSION_SUFFIXES, extension_digest, find_extension, find_extensions};
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
-use crate::names::SourceKind;
+use crate::names::{SourceKind, check_source_name};
 use crate::settings::Layer;
 use crate::settings::Settings;
 use crate::trust::{TrustState, trust_state};
@@ -81,5 +81,47 @@ pub fn admission(
         trust_state(settings, kind, name, digest)
     } else {
         TrustState::Trusted
+    }
+}
+
+/// Every file directly in `dir` whose suffix is one of `suffixes`, sorted, as sources of `kind`
+/// named after their file stems (an invalid stem is kept, with its problem, to be reported).
+fn scan_folder(
+    dir: &Path,
+    scope: Scope,
+    kind: SourceKind,
+    suffixes: &[&str],
+    into: &mut Vec<FoundFile>,
+) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let mut paths: Vec<PathBuf> = entries
+        .filter_map(Result::ok)
+        .map(|entry| entry.path())
+        .filter(|path| {
+            path.is_file()
+                && path
+                    .extension()
+                    .and_then(|ext| ext.to_str())
+                    .is_some_and(|ext| suffixes.contains(&ext))
+        })
+        .collect();
+    paths.sort();
+    for path in paths {
+        let name = path
+            .file_stem()
+            .unwrap_or_default()
+            .to_string_lossy()
+            .into_owned();
+        into.push(FoundFile {
+            kind,
+            name_problem: check_source_name(&name)
+                .err()
+                .map(|error| error.to_string()),
+            name,
+            scope,
+            path,
+        });
     }
 }

@@ -186,7 +186,7 @@ fn bad_tool_declarations_are_reported_and_cost_only_themselves() {
     assert!(problems.iter().any(|p| p.starts_with("plugin \"hostile\": tool \"bad_schema\" skipped: its input schema is rejected: the schema is not a valid JSON Schema:")), "{problems:?}");
     assert!(
         problems.iter().any(|p| p.starts_with(
-            "plugin \"hostile\": tool 9 skipped: invalid name: \"_edge\" starts or ends with '_'"
+            "plugin \"hostile\": tool 11 skipped: invalid name: \"_edge\" starts or ends with '_'"
         )),
         "{problems:?}"
     );
@@ -271,7 +271,8 @@ fn the_cli_lists_and_calls_component_tools_with_the_documented_exit_codes() {
         "{stdout}"
     );
     assert_eq!(sandbox.run(&["plugins", "trust", "hello"]).0, 0);
-    assert_eq!(sandbox.run(&["plugins", "trust", "hostile"]).0, 0);
+    let (code, _, stderr) = sandbox.run(&["plugins", "trust", "hostile"]);
+    assert_eq!(code, 0, "{stderr}");
     let (code, stdout, _) = sandbox.run(&["plugins", "list", "--json"]);
     assert_eq!(code, 0);
     let listed: serde_json::Value = serde_json::from_str(&stdout).unwrap();
@@ -295,6 +296,14 @@ fn the_cli_lists_and_calls_component_tools_with_the_documented_exit_codes() {
     let (code, _, stderr) = sandbox.run(&["tools", "call", "hostile__echo", "{}"]);
     assert_eq!(code, 3, "{stderr}");
     assert!(stderr.contains("no terminal to ask on"), "{stderr}");
+    // Escape sequences a tool returns never reach the terminal.
+    std::fs::write(
+        sandbox.config().join("settings.json"),
+        r#"{"permissions": {"allow": ["Plugin(hostile__escape)"]}}"#,
+    )
+    .unwrap();
+    let (code, stdout, _) = sandbox.run(&["tools", "call", "hostile__escape", "{}"]);
+    assert_eq!((code, stdout.as_str()), (0, "clearedline\nnext\n"));
     let (code, _, stderr) = sandbox.run(&["tools", "call", "nope__x", "{}"]);
     assert_eq!(code, 1);
     assert_eq!(

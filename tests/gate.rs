@@ -489,3 +489,32 @@ fn answering_deny_at_the_prompt_denies() {
         Outcome::Denied("github__create_issue was denied at the prompt".into())
     );
 }
+
+#[test]
+fn a_mistyped_rule_keyword_is_malformed_not_someone_elses() {
+    let (_dir, gate, _) = gate_for(
+        r#"{"permissions": {"allow": ["Mcp(github__*)"], "deny": ["MCP(github__delete_repo)", "Plugins(x__*)"]}}"#,
+        "",
+        "",
+    );
+    let rules = gate.rules().rules();
+    let status = |text: &str| {
+        rules
+            .iter()
+            .find(|rule| rule.text == text)
+            .unwrap()
+            .not_in_force
+            .clone()
+            .unwrap()
+    };
+    assert!(
+        status("MCP(github__delete_repo)").starts_with("malformed: did you mean Mcp(…)"),
+        "{rules:?}"
+    );
+    assert!(status("Plugins(x__*)").starts_with("malformed:"));
+    // The deny it meant to write might have covered this: the allow rule is suspended.
+    assert_eq!(
+        decide(&gate, &mcp("github", "delete_repo"), false),
+        Effect::Ask
+    );
+}

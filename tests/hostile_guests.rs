@@ -183,3 +183,16 @@ fn a_component_of_another_world_is_refused_at_load() {
         other => panic!("expected a wrong-shape error, got {other:?}"),
     }
 }
+
+#[test]
+fn a_guest_that_keeps_writing_to_stderr_keeps_working() {
+    let component = hostile();
+    // 10 KB a call against a 16 KiB stderr buffer: without a fresh store in time, the third
+    // call's write would fail inside the guest.
+    for call in 0..12 {
+        let output = component
+            .call("chatty", "{}")
+            .unwrap_or_else(|error| panic!("call {call}: {error}"));
+        assert_eq!(output.output, "chatted");
+    }
+}

@@ -173,3 +173,42 @@ fn the_project_is_found_by_walking_up_but_not_into_the_user_config_dir() {
         home.join("scratch/x")
     );
 }
+
+#[test]
+fn trust_never_replaces_a_value_of_the_wrong_type() {
+    let sandbox = Sandbox::new();
+    sandbox.write(
+        ".earshot/plugins/hello.wasm",
+        std::fs::read(HELLO_WASM).unwrap(),
+    );
+    let original = r#"{"trust": "my notes, not an object"}"#;
+    sandbox.write(".earshot/settings.local.json", original);
+    let (code, _, stderr) = sandbox.run(&["plugins", "trust", "hello"]);
+    assert_eq!(code, 1);
+    assert!(
+        stderr.contains("\"trust\" or \"trust.plugins\" there is not an object; fix it by hand"),
+        "{stderr}"
+    );
+    let after: serde_json::Value =
+        serde_json::from_str(&sandbox.read(".earshot/settings.local.json")).unwrap();
+    assert_eq!(
+        after,
+        serde_json::json!({"trust": "my notes, not an object"})
+    );
+}
+
+#[test]
+fn a_settings_path_that_is_not_a_regular_file_is_reported_not_read() {
+    let sandbox = Sandbox::new();
+    std::os::unix::fs::symlink(
+        "/dev/zero",
+        sandbox.project().join(".earshot/settings.json"),
+    )
+    .unwrap();
+    let (code, _, stderr) = sandbox.run(&["permissions", "list"]);
+    assert_eq!(code, 0);
+    assert!(
+        stderr.contains("settings.json: cannot be read: it is not a regular file"),
+        "{stderr}"
+    );
+}

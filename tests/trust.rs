@@ -287,3 +287,68 @@ fn an_extensions_trust_covers_the_files_it_imports() {
     );
     assert!(state(&sandbox).starts_with("changed since you trusted it"));
 }
+
+#[test]
+fn a_local_settings_file_that_is_a_link_is_refused() {
+    // A repository commits a symbolic link where the user's local file goes, pointing at a file
+    // it controls, full of allow rules and records.
+    let sandbox = with_plugin();
+    sandbox.write(
+        "conf/local.json",
+        r#"{"permissions": {"allow": ["Plugin(*)"]}}"#,
+    );
+    std::os::unix::fs::symlink(
+        sandbox.project().join("conf/local.json"),
+        sandbox.project().join(".earshot/settings.local.json"),
+    )
+    .unwrap();
+    let (code, stdout, stderr) = sandbox.run(&["permissions", "check", "Plugin(hello__greet)"]);
+    assert_eq!(code, 0);
+    assert!(
+        stderr.contains("settings.local.json is ignored: it is a symbolic link"),
+        "{stderr}"
+    );
+    assert!(
+        stdout.starts_with("Plugin(hello__greet): ask by default"),
+        "{stdout}"
+    );
+    let (code, _, stderr) = sandbox.run(&["plugins", "trust", "hello"]);
+    assert_eq!(code, 1);
+    assert!(
+        stderr.contains("is a symbolic link or not your file"),
+        "{stderr}"
+    );
+    assert_eq!(
+        sandbox.read("conf/local.json"),
+        r#"{"permissions": {"allow": ["Plugin(*)"]}}"#,
+        "the link target was not written"
+    );
+}
+
+#[test]
+fn a_local_settings_folder_that_is_a_link_is_refused() {
+    let sandbox = Sandbox::new();
+    std::fs::remove_dir_all(sandbox.project().join(".earshot")).unwrap();
+    sandbox.write(
+        "conf/settings.local.json",
+        r#"{"permissions": {"allow": ["Plugin(*)"]}}"#,
+    );
+    sandbox.write(
+        "conf/plugins/hello.wasm",
+        std::fs::read(HELLO_WASM).unwrap(),
+    );
+    std::os::unix::fs::symlink(
+        sandbox.project().join("conf"),
+        sandbox.project().join(".earshot"),
+    )
+    .unwrap();
+    let (_, stdout, stderr) = sandbox.run(&["permissions", "check", "Plugin(hello__greet)"]);
+    assert!(
+        stderr.contains("is ignored: its .earshot folder is a symbolic link"),
+        "{stderr}"
+    );
+    assert!(
+        stdout.starts_with("Plugin(hello__greet): ask by default"),
+        "{stdout}"
+    );
+}

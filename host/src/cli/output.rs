@@ -30,14 +30,17 @@ fn paint(text: &str, code: &str, enabled: bool) -> String {
 /// `error: …` and an optional `hint: …` on stderr.
 pub(crate) fn error_line(message: &str, hint: Option<&str>) {
     let colour = colour_enabled_on_stderr();
+    let message = sanitise_for_terminal(message, 4_000);
     eprintln!("{} {message}", paint("error:", "31;1", colour));
     if let Some(hint) = hint {
+        let hint = sanitise_for_terminal(hint, 1_000);
         eprintln!("{} {hint}", paint("hint:", "36", colour));
     }
 }
 
 /// `warning: …` on stderr.
 pub(crate) fn warning_line(message: &str) {
+    let message = sanitise_for_terminal(message, 4_000);
     eprintln!(
         "{} {message}",
         paint("warning:", "33;1", colour_enabled_on_stderr())

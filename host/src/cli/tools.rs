@@ -7,7 +7,7 @@ use clap::Subcommand;
 use serde_json::json;
 
 use earshot_host::dispatch::CallError;
-use earshot_host::gate::{NonInteractivePrompter, Prompter, TerminalPrompter};
+use earshot_host::gate::{NonInteractivePrompter, Prompter, TerminalPrompter, strip_for_terminal};
 use earshot_host::host::Host;
 
 use super::{CommandResult, Context, Failure, exit, output};
@@ -92,7 +92,7 @@ fn call(host: &Host, name: &str, input: &str) -> CommandResult {
         };
     match host.call(name, input, prompter.as_ref()) {
         Ok(result) => {
-            println!("{}", result.output);
+            println!("{}", strip_for_terminal(&result.output));
             if result.is_error {
                 Err(Failure::new(format!("{name} reported an error")).code(exit::TOOL_ERROR))
             } else {

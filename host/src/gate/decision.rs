@@ -201,6 +201,7 @@ impl Gate {
 
 /// Appends `rule` to `permissions.allow` in the local settings file (once).
 fn remember_allow(path: &std::path::Path, rule: &str) -> Result<(), crate::settings::EditError> {
+    let mut shape_ok = true;
     edit_settings(path, |settings| {
         let root = settings
             .as_object_mut()
@@ -208,20 +209,28 @@ fn remember_allow(path: &std::path::Path, rule: &str) -> Result<(), crate::setti
         let permissions = root
             .entry("permissions")
             .or_insert_with(|| serde_json::json!({}));
-        if !permissions.is_object() {
-            *permissions = serde_json::json!({});
-        }
+        // A `permissions` or `allow` of another type is the user's to fix; it is never replaced.
+        let Some(permissions) = permissions.as_object_mut() else {
+            shape_ok = false;
+            return;
+        };
         let allow = permissions
-            .as_object_mut()
-            .expect("just made an object")
             .entry("allow")
             .or_insert_with(|| serde_json::json!([]));
-        if !allow.is_array() {
-            *allow = serde_json::json!([]);
-        }
-        let list = allow.as_array_mut().expect("just made a list");
+        let Some(list) = allow.as_array_mut() else {
+            shape_ok = false;
+            return;
+        };
         if !list.iter().any(|existing| existing.as_str() == Some(rule)) {
             list.push(serde_json::Value::String(rule.to_string()));
         }
-    })
+    })?;
+    if shape_ok {
+        Ok(())
+    } else {
+        Err(crate::settings::EditError::Io {
+            path: path.to_path_buf(),
+            reason: "permissions.allow there is not a list, so the rule was not added".into(),
+        })
+    }
 }

@@ -28,6 +28,23 @@ pub fn sanitise_for_terminal(text: &str, max_chars: usize) -> String {
     clean
 }
 
+/// Removes escape sequences and control characters except newline and tab, keeping the lines:
+/// for multi-line text a tool produced (its output) before it reaches a terminal.
+pub fn strip_for_terminal(text: &str) -> String {
+    let mut clean = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\u{1b}' => skip_escape(&mut chars),
+            '\n' | '\t' => clean.push(c),
+            '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' => {}
+            c if c.is_control() => {}
+            c => clean.push(c),
+        }
+    }
+    clean
+}
+
 fn skip_escape(chars: &mut std::iter::Peekable<std::str::Chars<'_>>) {
     match chars.next() {
         Some('[') => {

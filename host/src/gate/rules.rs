@@ -263,9 +263,13 @@ pub fn parse_rule(text: &str) -> Result<(SourceKind, &str), &'static str> {
         "Mcp" => SourceKind::Mcp,
         "Extension" => SourceKind::Extension,
         "Plugin" => SourceKind::Plugin,
+        other if is_near_miss(other) => {
+            return Err(
+                "did you mean Mcp(…), Extension(…) or Plugin(…)? keywords are case-sensitive and singular",
+            );
+        }
         other
-            if !other.is_empty()
-                && other.chars().next().is_some_and(|c| c.is_ascii_uppercase())
+            if other.chars().next().is_some_and(|c| c.is_ascii_uppercase())
                 && other.chars().all(|c| c.is_ascii_alphanumeric()) =>
         {
             return Err(OTHER_TOOL);
@@ -282,4 +286,15 @@ pub fn parse_rule(text: &str) -> Result<(SourceKind, &str), &'static str> {
         return Err("the pattern may hold only tool-name characters and glob syntax");
     }
     Ok((kind, pattern))
+}
+
+/// A keyword that is almost one of ours (`MCP`, `mcp`, `Plugins`, `extension`): a typo that must
+/// count as malformed, never as another tool's rule that is silently left alone.
+fn is_near_miss(keyword: &str) -> bool {
+    let lower = keyword.to_ascii_lowercase();
+    let singular = lower.strip_suffix('s').unwrap_or(&lower);
+    matches!(
+        singular,
+        "mcp" | "extension" | "plugin" | "mcpserver" | "ext"
+    )
 }

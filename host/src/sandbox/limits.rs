@@ -41,6 +41,14 @@ impl SandboxLimits {
     };
 }
 
+/// The most elements any one table may hold (a Rust component uses a few thousand).
+const TABLE_ELEMENTS: usize = 1 << 20;
+/// The most core instances, linear memories and tables in one store: a component built by rustc
+/// or componentize-py has a handful of each; the caps stop a component from multiplying them.
+const INSTANCES: usize = 64;
+const MEMORIES: usize = 16;
+const TABLES: usize = 64;
+
 /// wasmtime's `StoreLimits` with `trap_on_grow_failure`, plus a record of the refused growth so
 /// that a memory overrun is reported as such rather than as a generic trap.
 pub(crate) struct MemoryCap {
@@ -54,6 +62,10 @@ impl MemoryCap {
         MemoryCap {
             limits: StoreLimitsBuilder::new()
                 .memory_size(cap)
+                .table_elements(TABLE_ELEMENTS)
+                .instances(INSTANCES)
+                .memories(MEMORIES)
+                .tables(TABLES)
                 .trap_on_grow_failure(true)
                 .build(),
             cap,

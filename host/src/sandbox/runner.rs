@@ -116,7 +116,14 @@ impl<W: World> Runner<W> {
             .set_epoch_deadline(SandboxEngine::ticks_for(self.limits.cpu_deadline));
         let stderr_before = live.store.data().stderr_text().len();
         match call(&live.bindings, &mut live.store) {
-            Ok(value) => Ok(value),
+            Ok(value) => {
+                // A guest that keeps writing to stderr would fill the bounded pipe, and its next
+                // write would fail inside the guest: start it afresh before that can happen.
+                if live.store.data().stderr_text().len() > self.limits.stderr_bytes / 2 {
+                    self.live = None;
+                }
+                Ok(value)
+            }
             Err(error) => {
                 let failure = classify(
                     &self.component,

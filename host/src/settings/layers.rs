@@ -93,6 +93,17 @@ pub enum SettingsProblem {
         /// The file.
         path: PathBuf,
     },
+    /// `settings.local.json` (or `.earshot/`) is not plainly the user's own file: a symbolic
+    /// link (which a repository can commit), or owned by someone else.
+    #[error(
+        "{path} is ignored: {reason}; it must be a regular file you own in a real .earshot folder"
+    )]
+    LocalFileNotYours {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong with it.
+        reason: String,
+    },
 }
 
 /// Every settings layer for one project, plus what went wrong loading them.
@@ -128,10 +139,9 @@ impl Settings {
                 &mut problems,
             ));
             let local_path = project.local_settings();
-            if local_path.exists() && is_tracked_by_git(&project.root, &local_path) {
-                problems.push(SettingsProblem::LocalFileTracked {
-                    path: local_path.clone(),
-                });
+            let refusal = local_file_refusal(&project.root, &local_path);
+            if let Some(problem) = refusal {
+                problems.push(problem);
                 files.push(SettingsFile {
                     layer: Layer::Local,
                     path: local_path,
@@ -156,13 +166,34 @@ impl Settings {
 
     /// Whether the local file was refused because git tracks it.
     pub fn local_file_refused(&self) -> bool {
-        self.problems
-            .iter()
-            .any(|problem| matches!(problem, SettingsProblem::LocalFileTracked { .. }))
+        self.problems.iter().any(|problem| {
+            matches!(
+                problem,
+                SettingsProblem::LocalFileTracked { .. }
+                    | SettingsProblem::LocalFileNotYours { .. }
+            )
+        })
     }
 }
 
+/// The largest settings file read (a FIFO or `/dev/zero` behind the name must not hang a `list`).
+const MAX_SETTINGS_BYTES: u64 = 4 << 20;
+
 fn load_file(layer: Layer, path: PathBuf, problems: &mut Vec<SettingsProblem>) -> SettingsFile {
+    match std::fs::metadata(&path) {
+        Ok(meta) if !meta.is_file() || meta.len() > MAX_SETTINGS_BYTES => {
+            problems.push(SettingsProblem::Unreadable {
+                path: path.clone(),
+                reason: format!("it is not a regular file of at most {MAX_SETTINGS_BYTES} bytes"),
+            });
+            return SettingsFile {
+                layer,
+                path,
+                value: None,
+            };
+        }
+        _ => {}
+    }
     let value = match std::fs::read_to_string(&path) {
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => None,
         Err(error) => {
@@ -212,14 +243,65 @@ fn strip_position(message: &str) -> String {
 
 /// Whether git tracks `path` in the repository at `root`. No git, or not a repository: false.
 fn is_tracked_by_git(root: &Path, path: &Path) -> bool {
-    Command::new("git")
-        .arg("-C")
-        .arg(root)
-        .args(["ls-files", "--error-unmatch", "--"])
-        .arg(path)
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .status()
-        .map(|status| status.success())
-        .unwrap_or(false)
+    let git = |args: &[&str]| {
+        Command::new("git")
+            .arg("-C")
+            .arg(root)
+            .args(args)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .status()
+            .ok()
+    };
+    // Not a git work tree (or no git): nothing can be tracked.
+    if !git(&["rev-parse", "--is-inside-work-tree"]).is_some_and(|status| status.success()) {
+        return false;
+    }
+    let relative = path
+        .strip_prefix(root)
+        .unwrap_or(path)
+        .to_string_lossy()
+        .into_owned();
+    // `icase`: a repository could commit `.earshot/Settings.Local.json` for a case-insensitive
+    // file system. Only "did not match" (exit 1) means untracked; any other failure refuses.
+    let pathspec = format!(":(icase){relative}");
+    let listed = git(&["ls-files", "--error-unmatch", "--", &pathspec]);
+    !matches!(listed.and_then(|status| status.code()), Some(1))
+}
+
+/// Why the local settings file must not be used, if it must not: it is tracked by git, it or its
+/// folder is a symbolic link, or someone else owns it.
+fn local_file_refusal(root: &Path, path: &Path) -> Option<SettingsProblem> {
+    let not_yours = |reason: &str| {
+        Some(SettingsProblem::LocalFileNotYours {
+            path: path.to_path_buf(),
+            reason: reason.to_string(),
+        })
+    };
+    let folder = path.parent()?;
+    if std::fs::symlink_metadata(folder).is_ok_and(|meta| meta.file_type().is_symlink()) {
+        return not_yours("its .earshot folder is a symbolic link");
+    }
+    let meta = std::fs::symlink_metadata(path).ok()?;
+    if meta.file_type().is_symlink() {
+        return not_yours("it is a symbolic link");
+    }
+    if !meta.is_file() {
+        return not_yours("it is not a regular file");
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        // SAFETY: geteuid has no preconditions and cannot fail.
+        let me = unsafe { libc::geteuid() };
+        if meta.uid() != me {
+            return not_yours("another user owns it");
+        }
+    }
+    if is_tracked_by_git(root, path) {
+        return Some(SettingsProblem::LocalFileTracked {
+            path: path.to_path_buf(),
+        });
+    }
+    None
 }

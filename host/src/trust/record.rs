@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use serde_json::{Value, json};
 
 use crate::names::SourceKind;
-use crate::settings::{EditError, Layer, Settings, edit_settings};
+use crate::settings::{EditError, Layer, Settings, SettingsProblem, edit_settings};
 
 use super::key::{TrustError, TrustKey};
 
@@ -29,6 +29,8 @@ pub enum TrustState {
     NotSignedByYou,
     /// `settings.local.json` is tracked by git, so none of its records count.
     LocalFileTracked,
+    /// `settings.local.json` (or its folder) is a symbolic link or someone else's file.
+    LocalFileNotYours,
     /// The trust key is missing or unusable, so no record can be checked.
     KeyUnavailable {
         /// Why.
@@ -64,6 +66,9 @@ impl TrustState {
             TrustState::LocalFileTracked => format!(
                 "not trusted: .earshot/settings.local.json is tracked by git, so its records do not count; untrack it, then run `{command}`"
             ),
+            TrustState::LocalFileNotYours => format!(
+                "not trusted: .earshot/settings.local.json is a symbolic link or not your file, so its records do not count; replace it with your own file, then run `{command}`"
+            ),
             TrustState::KeyUnavailable { reason } => {
                 format!("not trusted: {reason}; then run `{command}`")
             }
@@ -78,7 +83,11 @@ fn record_path<'a>(settings_value: &'a Value, kind: SourceKind, name: &str) -> O
 /// Judges the record for `kind`/`name` against `digest`, the digest of what is there now.
 pub fn trust_state(settings: &Settings, kind: SourceKind, name: &str, digest: &str) -> TrustState {
     if settings.local_file_refused() {
-        return TrustState::LocalFileTracked;
+        return if local_file_tracked(settings) {
+            TrustState::LocalFileTracked
+        } else {
+            TrustState::LocalFileNotYours
+        };
     }
     let Some(project) = &settings.project else {
         return TrustState::NotTrusted;
@@ -156,6 +165,18 @@ pub enum RecordError {
         ".earshot/settings.local.json is tracked by git; untrack it first (`git rm --cached .earshot/settings.local.json`)"
     )]
     LocalFileTracked,
+    /// The local file is a symbolic link or someone else's.
+    #[error(
+        ".earshot/settings.local.json (or .earshot/) is a symbolic link or not your file; replace it with your own regular file first"
+    )]
+    LocalFileNotYours,
+}
+
+fn local_file_tracked(settings: &Settings) -> bool {
+    settings
+        .problems
+        .iter()
+        .any(|problem| matches!(problem, SettingsProblem::LocalFileTracked { .. }))
 }
 
 /// Records that the user trusts `kind`/`name` as it is now (`digest`), signs the record, and
@@ -171,7 +192,11 @@ pub fn record_trust(
 ) -> Result<(), RecordError> {
     let project = settings.project.as_ref().ok_or(RecordError::NoProject)?;
     if settings.local_file_refused() {
-        return Err(RecordError::LocalFileTracked);
+        return Err(if local_file_tracked(settings) {
+            RecordError::LocalFileTracked
+        } else {
+            RecordError::LocalFileNotYours
+        });
     }
     let config_dir = settings
         .user_config_dir
@@ -185,16 +210,32 @@ pub fn record_trust(
         "signature": signature,
     });
     let path = project.local_settings();
+    let mut shape_ok = true;
     edit_settings(&path, |value| {
         let root = value.as_object_mut().expect("settings files hold objects");
-        let trust = object_at(root, "trust");
-        let kind_map = object_at(trust, kind.cli_noun());
-        kind_map.insert(name.to_string(), record);
+        match object_at(root, "trust").and_then(|trust| object_at(trust, kind.cli_noun())) {
+            Some(kind_map) => {
+                kind_map.insert(name.to_string(), record);
+            }
+            None => shape_ok = false,
+        }
     })
     .map_err(|source| RecordError::Edit {
         path: path.clone(),
         source,
     })?;
+    if !shape_ok {
+        return Err(RecordError::Edit {
+            path: path.clone(),
+            source: EditError::Io {
+                path: path.clone(),
+                reason: format!(
+                    "\"trust\" or \"trust.{}\" there is not an object; fix it by hand, nothing was changed",
+                    kind.cli_noun()
+                ),
+            },
+        });
+    }
     ignore_local_settings(&project.root).map_err(|source| RecordError::Edit {
         path: project.root.join(".gitignore"),
         source,
@@ -229,15 +270,13 @@ pub fn remove_trust(
     Ok(removed)
 }
 
+/// The object at `key`, created when absent; `None` when something else is there (which is the
+/// user's to fix and is never replaced).
 fn object_at<'a>(
     map: &'a mut serde_json::Map<String, Value>,
     key: &str,
-) -> &'a mut serde_json::Map<String, Value> {
-    let slot = map.entry(key).or_insert_with(|| json!({}));
-    if !slot.is_object() {
-        *slot = json!({});
-    }
-    slot.as_object_mut().expect("just made an object")
+) -> Option<&'a mut serde_json::Map<String, Value>> {
+    map.entry(key).or_insert_with(|| json!({})).as_object_mut()
 }
 
 /// The lines `trust` keeps in the project's `.gitignore`.
@@ -286,6 +325,16 @@ fn ignore_local_settings(root: &Path) -> Result<(), EditError> {
     };
     let mut temp = tempfile::NamedTempFile::new_in(temp_dir).map_err(io)?;
     std::io::Write::write_all(&mut temp, text.as_bytes()).map_err(io)?;
+    if let Ok(meta) = std::fs::metadata(&path) {
+        std::fs::set_permissions(temp.path(), meta.permissions()).map_err(io)?;
+    } else {
+        #[cfg(unix)]
+        std::fs::set_permissions(
+            temp.path(),
+            std::os::unix::fs::PermissionsExt::from_mode(0o644),
+        )
+        .map_err(io)?;
+    }
     temp.persist(&path).map_err(|error| io(error.error))?;
     Ok(())
 }

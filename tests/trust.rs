@@ -173,7 +173,7 @@ fn a_committed_local_settings_file_is_refused() {
     );
     let (_, stdout, _) = sandbox.run(&["permissions", "check", "Plugin(hello__greet)"]);
     assert_eq!(
-        stdout.trim(),
+        stdout.lines().next().unwrap_or_default(),
         "Plugin(hello__greet): ask by default: no rule matches"
     );
     // trust refuses to write into it.

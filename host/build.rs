@@ -88,6 +88,13 @@ fn main() {
         });
         if PRECOMPILED.contains(stem) {
             precompile(&copied, &out_dir.join(format!("{stem}.cwasm")));
+            // The cache key, so the host need not hash megabytes of wasm on every start.
+            let bytes = std::fs::read(&copied).expect("just copied");
+            println!(
+                "cargo:rustc-env=EARSHOT_GUEST_{}_SHA256={}",
+                stem.to_uppercase(),
+                sha256_hex(&bytes)
+            );
         }
         // Tests, benchmarks and the demo find every built guest through these.
         println!(
@@ -111,6 +118,14 @@ fn precompile(wasm: &Path, cwasm: &Path) {
         .unwrap_or_else(|error| panic!("cannot precompile {}: {error:#}", wasm.display()));
     std::fs::write(cwasm, compiled)
         .unwrap_or_else(|error| panic!("cannot write {}: {error}", cwasm.display()));
+}
+
+fn sha256_hex(bytes: &[u8]) -> String {
+    use sha2::Digest;
+    sha2::Sha256::digest(bytes)
+        .iter()
+        .map(|byte| format!("{byte:02x}"))
+        .collect()
 }
 
 /// Fails the build with the exact command to run when the wasm32-wasip2 standard library is missing.

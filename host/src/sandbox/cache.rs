@@ -65,12 +65,15 @@ impl ComponentCache {
         name: &str,
         bytes: &[u8],
     ) -> Result<(Component, CacheOutcome), SandboxError> {
-        self.load_with_precompiled(engine, name, bytes, None)
+        let digest = hex::encode(Sha256::digest(bytes));
+        self.load_with_precompiled(engine, name, bytes, &digest, None)
     }
 
-    /// As [`ComponentCache::load`], but on a cache miss first tries `precompiled`: native code
-    /// for `bytes` made at build time by this same wasmtime and configuration (wasmtime checks
-    /// both and refuses a mismatch, in which case `bytes` is compiled as usual).
+    /// As [`ComponentCache::load`], with `digest` (hex SHA-256 of `bytes`, the cache key) already
+    /// known — computed at build time for the host's own components, saving milliseconds per
+    /// start — and, on a cache miss, `precompiled` tried first: native code for `bytes` made at
+    /// build time by this same wasmtime and configuration (wasmtime checks both and refuses a
+    /// mismatch, in which case `bytes` is compiled as usual).
     ///
     /// # Errors
     /// As [`ComponentCache::load`].
@@ -79,9 +82,10 @@ impl ComponentCache {
         engine: &SandboxEngine,
         name: &str,
         bytes: &[u8],
+        digest: &str,
         precompiled: Option<&[u8]>,
     ) -> Result<(Component, CacheOutcome), SandboxError> {
-        let entry = self.dir.as_ref().map(|dir| entry_path(dir, engine, bytes));
+        let entry = self.dir.as_ref().map(|dir| entry_path(dir, engine, digest));
         if let Some(entry) = &entry
             && let Some(component) = load_verified(engine, entry)
         {
@@ -128,14 +132,13 @@ impl ComponentCache {
     }
 }
 
-fn entry_path(dir: &Path, engine: &SandboxEngine, bytes: &[u8]) -> PathBuf {
+fn entry_path(dir: &Path, engine: &SandboxEngine, digest: &str) -> PathBuf {
     let mut hasher = std::hash::DefaultHasher::new();
     engine
         .engine()
         .precompile_compatibility_hash()
         .hash(&mut hasher);
     let engine_hash = format!("{:016x}", hasher.finish());
-    let digest = hex::encode(Sha256::digest(bytes));
     dir.join(engine_hash).join(format!("{digest}.cwasm"))
 }
 

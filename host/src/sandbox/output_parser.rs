@@ -113,6 +113,7 @@ impl McpOutputParser {
             engine,
             OUTPUT_COMPONENT,
             OUTPUT_WASM,
+            env!("EARSHOT_GUEST_EARSHOT_MCP_OUTPUT_SHA256"),
             Some(OUTPUT_CWASM),
         )?;
         let mut runner = Runner::<OutputWorld>::new(engine, OUTPUT_COMPONENT, &component, sandbox)?;

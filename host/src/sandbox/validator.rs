@@ -142,6 +142,7 @@ impl SchemaValidator {
             engine,
             VALIDATOR_COMPONENT,
             VALIDATOR_WASM,
+            env!("EARSHOT_GUEST_EARSHOT_SCHEMA_VALIDATOR_SHA256"),
             Some(VALIDATOR_CWASM),
         )?;
         let loaded = started.elapsed();

@@ -61,12 +61,13 @@ fn load_one(
     let bytes = std::fs::read(&file.path)
         .map_err(|error| format!("cannot read {}: {error}", file.path.display()))?;
     // Trust is checked against the very bytes that will be compiled.
+    let digest = digest_of(&bytes);
     let trust = admission(
         settings,
         SourceKind::Plugin,
         &file.name,
         file.scope,
-        &digest_of(&bytes),
+        &digest,
     );
     if !trust.is_trusted() {
         return Err(format!(
@@ -74,8 +75,10 @@ fn load_one(
             trust.explain(SourceKind::Plugin, &file.name)
         ));
     }
-    let component = ToolComponent::load(engine, cache, &file.name, &bytes, limits)
-        .map_err(|error| error.to_string())?;
+    let sha256 = digest.strip_prefix("sha256:").unwrap_or(&digest);
+    let component =
+        ToolComponent::load_with_digest(engine, cache, &file.name, &bytes, sha256, limits)
+            .map_err(|error| error.to_string())?;
     let component = Arc::new(component);
     let mut seen = Vec::new();
     for (index, tool) in component.tools().iter().enumerate() {

@@ -58,7 +58,25 @@ impl ToolComponent {
         bytes: &[u8],
         limits: SandboxLimits,
     ) -> Result<Self, SandboxError> {
-        let (component, readiness) = cache.load(engine, name, bytes)?;
+        let sha256 = hex::encode(<sha2::Sha256 as sha2::Digest>::digest(bytes));
+        Self::load_with_digest(engine, cache, name, bytes, &sha256, limits)
+    }
+
+    /// As [`ToolComponent::load`], for a caller that already has the hex SHA-256 of `bytes`
+    /// (the loader computes it for the trust check; hashing once is enough).
+    ///
+    /// # Errors
+    /// As [`ToolComponent::load`].
+    pub fn load_with_digest(
+        engine: &SandboxEngine,
+        cache: &ComponentCache,
+        name: &str,
+        bytes: &[u8],
+        sha256: &str,
+        limits: SandboxLimits,
+    ) -> Result<Self, SandboxError> {
+        let (component, readiness) =
+            cache.load_with_precompiled(engine, name, bytes, sha256, None)?;
         let mut runner = Runner::<ToolProvider>::new(engine, name, &component, limits)?;
         let specs =
             runner.call(|world, store| world.earshot_plugin_tools().call_list_tools(store))?;

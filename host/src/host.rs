@@ -1,7 +1,7 @@
 //! A loaded session: settings, the gate, the sandboxes, and every tool in one registry.
 
 use crate::dispatch::{CallError, ToolOutput, call_tool};
-use crate::gate::{Gate, Prompter, RuleSet};
+use crate::gate::{Gate, Prompter};
 use crate::loaders::components::load_components;
 use crate::registry::ToolRegistry;
 use crate::sandbox::{ComponentCache, SandboxEngine, SandboxError, SandboxLimits, SchemaValidator};
@@ -43,15 +43,7 @@ impl Host {
         let validator = SchemaValidator::new(engine, cache)?;
         let mut registry = ToolRegistry::new();
         load_components(&settings, engine, cache, &validator, limits, &mut registry);
-        let local = if settings.local_file_refused() {
-            None
-        } else {
-            settings
-                .project
-                .as_ref()
-                .map(|project| project.local_settings())
-        };
-        let gate = Gate::new(RuleSet::from_settings(&settings), local);
+        let gate = Gate::from_settings(&settings);
         Ok(Host {
             settings,
             gate,

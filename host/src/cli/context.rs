@@ -2,7 +2,7 @@
 
 use std::path::Path;
 
-use earshot_host::gate::{Gate, RuleSet};
+use earshot_host::gate::Gate;
 use earshot_host::paths::user_config_dir;
 use earshot_host::settings::{ProjectPaths, Settings, find_project_root};
 
@@ -41,13 +41,7 @@ impl Context {
 
     /// The gate over the rules of every layer.
     pub fn gate(&self) -> Gate {
-        let rules = RuleSet::from_settings(&self.settings);
-        let local = if self.settings.local_file_refused() {
-            None
-        } else {
-            self.settings.project.as_ref().map(|p| p.local_settings())
-        };
-        Gate::new(rules, local)
+        Gate::from_settings(&self.settings)
     }
 
     /// Environment lookup for `${VAR}` expansion.

@@ -116,6 +116,21 @@ impl Gate {
         }
     }
 
+    /// The gate over every layer of `settings`. "Always for this project" answers go to the
+    /// project's local settings file, unless that file was refused (tracked by git, a link, not
+    /// the user's), in which case nothing is written.
+    pub fn from_settings(settings: &crate::settings::Settings) -> Gate {
+        let local = if settings.local_file_refused() {
+            None
+        } else {
+            settings
+                .project
+                .as_ref()
+                .map(|project| project.local_settings())
+        };
+        Gate::new(RuleSet::from_settings(settings), local)
+    }
+
     /// The rules in force.
     pub fn rules(&self) -> &RuleSet {
         &self.rules

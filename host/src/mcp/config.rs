@@ -47,11 +47,6 @@ pub struct ServerDefinition {
 }
 
 impl ServerDefinition {
-    /// Whether this definition runs a local program (and so needs trust when a repository wrote it).
-    pub fn is_stdio(&self) -> bool {
-        matches!(self.transport, Transport::Stdio { .. })
-    }
-
     /// The definition as canonical JSON (sorted keys), the input to its trust digest.
     pub fn canonical_json(&self) -> String {
         fn sort(value: Value) -> Value {

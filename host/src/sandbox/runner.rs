@@ -70,11 +70,6 @@ impl<W: World> Runner<W> {
         })
     }
 
-    /// The component's name.
-    pub(crate) fn component(&self) -> &str {
-        &self.component
-    }
-
     /// Counts the stores created so far; anything kept inside the guest (a compiled schema) is
     /// valid only for the generation it was made in.
     pub(crate) fn generation(&self) -> u64 {

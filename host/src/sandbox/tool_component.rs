@@ -133,13 +133,4 @@ impl ToolComponent {
             title: output.title,
         })
     }
-
-    /// The name the runner reports errors under.
-    pub fn component_name(&self) -> String {
-        self.runner
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
-            .component()
-            .to_string()
-    }
 }

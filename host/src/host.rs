@@ -3,6 +3,7 @@
 use crate::dispatch::{CallError, ToolOutput, call_tool};
 use crate::gate::{Gate, Prompter};
 use crate::loaders::components::load_components;
+use crate::loaders::extensions::{limits_from_settings, load_extensions};
 use crate::registry::ToolRegistry;
 use crate::sandbox::{ComponentCache, SandboxEngine, SandboxError, SandboxLimits, SchemaValidator};
 use crate::settings::Settings;
@@ -43,6 +44,8 @@ impl Host {
         let validator = SchemaValidator::new(engine, cache)?;
         let mut registry = ToolRegistry::new();
         load_components(&settings, engine, cache, &validator, limits, &mut registry);
+        let extension_limits = limits_from_settings(&settings);
+        load_extensions(&settings, &validator, extension_limits, &mut registry);
         let gate = Gate::from_settings(&settings);
         Ok(Host {
             settings,

@@ -4,7 +4,10 @@ use clap::Subcommand;
 use serde_json::json;
 
 use earshot_host::names::SourceKind;
-use earshot_host::sandbox::{ComponentCache, SandboxEngine, SandboxLimits, ToolComponent};
+use earshot_host::loaders::extensions::{limits_from_settings, load_all};
+use earshot_host::sandbox::{
+    ComponentCache, SandboxEngine, SandboxLimits, SchemaValidator, ToolComponent,
+};
 use earshot_host::sources::{
     FoundFile, Scope, admission, extension_digest, find_component, find_components, find_extension,
     find_extensions,
@@ -117,8 +120,36 @@ fn component_tools(file: &FoundFile) -> Result<Vec<String>, String> {
         .collect())
 }
 
+/// The tools of every extension that may load (each on its own thread, all at once), or why it
+/// failed, by path. Untrusted ones are never read into Boa.
+fn extension_tools(
+    context: &Context,
+) -> Result<Vec<(std::path::PathBuf, Result<Vec<String>, String>)>, Failure> {
+    let validator = SchemaValidator::new(&SandboxEngine::shared(), &ComponentCache::user())
+        .map_err(|error| Failure::new(error.to_string()))?;
+    let limits = limits_from_settings(&context.settings);
+    Ok(load_all(&context.settings, &validator, limits)
+        .into_iter()
+        .map(|outcome| {
+            let tools = outcome.result.map(|loaded| {
+                loaded
+                    .tools
+                    .iter()
+                    .map(|(tool, _)| tool.name.clone())
+                    .collect()
+            });
+            (outcome.file.path, tools)
+        })
+        .collect())
+}
+
 fn list(context: &Context, kind: SourceKind, as_json: bool) -> CommandResult {
     let files = found(context, kind);
+    let extension_results = if kind == SourceKind::Extension {
+        extension_tools(context)?
+    } else {
+        Vec::new()
+    };
     let user_names: Vec<String> = files
         .iter()
         .filter(|f| f.scope == Scope::User)
@@ -130,10 +161,25 @@ fn list(context: &Context, kind: SourceKind, as_json: bool) -> CommandResult {
             let shadowed = file.scope == Scope::Project && user_names.contains(&file.name);
             let (mut text, state) = file_state(context, &file, shadowed);
             let mut tools = Vec::new();
-            if kind == SourceKind::Plugin && state.as_ref().is_some_and(TrustState::is_trusted) {
+            let may_load = !shadowed && state.as_ref().is_some_and(TrustState::is_trusted);
+            if kind == SourceKind::Plugin && may_load {
                 match component_tools(&file) {
                     Ok(names) => tools = names,
                     Err(reason) => text = format!("failed: {reason}"),
+                }
+            }
+            if kind == SourceKind::Extension && may_load {
+                match extension_results.iter().find(|(path, _)| *path == file.path) {
+                    Some((_, Ok(names))) => {
+                        tools = names.clone();
+                        text = if file.scope.needs_trust() {
+                            "loaded (trusted)".to_string()
+                        } else {
+                            "loaded (your own file)".to_string()
+                        };
+                    }
+                    Some((_, Err(reason))) => text = format!("failed: {reason}"),
+                    None => {}
                 }
             }
             (file, text, state, tools)
@@ -168,7 +214,7 @@ fn list(context: &Context, kind: SourceKind, as_json: bool) -> CommandResult {
                 file.path.display().to_string(),
                 text.clone(),
             ];
-            if kind == SourceKind::Plugin {
+            {
                 row.insert(
                     3,
                     if tools.is_empty() {
@@ -181,11 +227,7 @@ fn list(context: &Context, kind: SourceKind, as_json: bool) -> CommandResult {
             row
         })
         .collect();
-    if kind == SourceKind::Plugin {
-        output::table(&["NAME", "SCOPE", "PATH", "TOOLS", "STATE"], &table);
-    } else {
-        output::table(&["NAME", "SCOPE", "PATH", "STATE"], &table);
-    }
+    output::table(&["NAME", "SCOPE", "PATH", "TOOLS", "STATE"], &table);
     Ok(exit::OK)
 }
 

@@ -98,5 +98,12 @@ pub fn call_tool(
                 title: output.title,
             })
         }
+        Runner::Extension(worker) => {
+            let input: serde_json::Value = serde_json::from_str(input_json)
+                .map_err(|error| CallError::Failed(format!("the input is not JSON: {error}")))?;
+            worker
+                .call(tool.id.tool(), input)
+                .map_err(|error| CallError::Failed(format!("{} failed: {error}", tool.id)))
+        }
     }
 }

@@ -7,6 +7,7 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
+use crate::loaders::extensions::ExtensionWorker;
 use crate::names::{SourceKind, ToolId};
 use crate::sandbox::{CompiledSchema, ToolComponent};
 
@@ -15,6 +16,8 @@ use crate::sandbox::{CompiledSchema, ToolComponent};
 pub enum Runner {
     /// A tool of a sandboxed component.
     Component(Arc<ToolComponent>),
+    /// A tool of an in-process extension, run on that extension's JS thread.
+    Extension(Arc<ExtensionWorker>),
 }
 
 /// One registered tool.

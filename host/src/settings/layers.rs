@@ -164,6 +164,15 @@ impl Settings {
         self.files.iter().find(|file| file.layer == layer)
     }
 
+    /// `section.key` from the narrowest layer that sets it (local, then project, then user):
+    /// tunables such as `extensions.callTimeoutSeconds`.
+    pub fn tunable(&self, section: &str, key: &str) -> Option<&Value> {
+        [Layer::Local, Layer::Project, Layer::User]
+            .into_iter()
+            .filter_map(|layer| self.file(layer))
+            .find_map(|file| file.get(section).and_then(|value| value.get(key)))
+    }
+
     /// Whether the local file was refused because git tracks it.
     pub fn local_file_refused(&self) -> bool {
         self.problems.iter().any(|problem| {

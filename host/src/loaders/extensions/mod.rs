@@ -1,0 +1,212 @@
+//! The extension loader: trusted TypeScript/JavaScript files into registered tools.
+//!
+//! * [`strip`] — oxc strips types (and lowers enums, namespaces, parameter properties).
+//! * [`module_loader`] — relative imports, confined to the extension's folder.
+//! * [`runtime`] — the globals an extension sees.
+//! * [`job_loop`] — timers, microtasks and fetches, sleeping instead of spinning.
+//! * [`fetch`] — `fetch` on a background runtime.
+//! * [`shape`] — the structural check of the default export.
+//! * [`errors`] — errors located in the original `.ts` file.
+//! * [`worker`] — one JS thread and context per extension.
+//!
+//! A project extension that is not trusted is never read into Boa: the trust check happens
+//! before a thread is started.
+
+pub mod errors;
+pub mod fetch;
+pub mod job_loop;
+pub mod module_loader;
+pub mod runtime;
+pub mod shape;
+pub mod strip;
+pub mod worker;
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use crate::names::{SourceKind, ToolId};
+use crate::registry::{RegisteredTool, Runner, ToolRegistry};
+use crate::sandbox::{CompiledSchema, SchemaValidator};
+use crate::settings::Settings;
+use crate::sources::{FoundFile, Scope, admission, extension_digest, find_extensions};
+
+pub use runtime::ScriptLimits;
+pub use worker::{ExtensionLimits, ExtensionWorker};
+
+/// The extension limits the settings ask for (`extensions.loadTimeoutSeconds`,
+/// `extensions.callTimeoutSeconds`, `extensions.loopIterationLimit`), else the defaults.
+pub fn limits_from_settings(settings: &Settings) -> ExtensionLimits {
+    let mut limits = ExtensionLimits::default();
+    let seconds = |key: &str| {
+        settings
+            .tunable("extensions", key)
+            .and_then(serde_json::Value::as_f64)
+            .filter(|value| *value > 0.0 && value.is_finite())
+            .map(Duration::from_secs_f64)
+    };
+    if let Some(timeout) = seconds("loadTimeoutSeconds") {
+        limits.load_timeout = timeout;
+    }
+    if let Some(timeout) = seconds("callTimeoutSeconds") {
+        limits.call_timeout = timeout;
+    }
+    if let Some(iterations) = settings
+        .tunable("extensions", "loopIterationLimit")
+        .and_then(serde_json::Value::as_u64)
+        .filter(|value| *value > 0)
+    {
+        limits.script.loop_iterations = iterations;
+    }
+    limits
+}
+
+/// An extension that may load (its name is valid and it is the user's own or trusted), before it
+/// is loaded.
+fn admitted(settings: &Settings, file: &FoundFile) -> Result<(), String> {
+    if let Some(problem) = &file.name_problem {
+        return Err(format!("not loaded: invalid name: {problem}"));
+    }
+    let digest = extension_digest(&file.path)?;
+    let trust = admission(
+        settings,
+        SourceKind::Extension,
+        &file.name,
+        file.scope,
+        &digest,
+    );
+    if trust.is_trusted() {
+        Ok(())
+    } else {
+        Err(format!(
+            "not loaded: {}",
+            trust.explain(SourceKind::Extension, &file.name)
+        ))
+    }
+}
+
+/// An extension that loaded: its thread, and each tool with its compiled input schema.
+pub struct LoadedExtension {
+    /// The JS thread that runs its tools.
+    pub worker: Arc<ExtensionWorker>,
+    /// Its tools, in the order it listed them.
+    pub tools: Vec<(shape::ToolSpec, CompiledSchema)>,
+}
+
+/// What became of each extension file that was looked at.
+pub struct ExtensionOutcome {
+    /// The file.
+    pub file: FoundFile,
+    /// Loaded, or why not (shadowed, invalid name, not trusted, failed with the error).
+    pub result: Result<LoadedExtension, String>,
+}
+
+/// Loads every extension the user may load, all at once (each on its own thread). Untrusted
+/// project extensions are never read into Boa. Used by the session and by `extensions list`.
+pub fn load_all(
+    settings: &Settings,
+    validator: &SchemaValidator,
+    limits: ExtensionLimits,
+) -> Vec<ExtensionOutcome> {
+    let found = find_extensions(settings);
+    let user_names: Vec<String> = found
+        .iter()
+        .filter(|f| f.scope == Scope::User)
+        .map(|f| f.name.clone())
+        .collect();
+    let started = Instant::now();
+    let mut outcomes = Vec::new();
+    let mut pending = Vec::new();
+    for file in found {
+        if file.scope == Scope::Project && user_names.contains(&file.name) {
+            let message = format!(
+                "{} is not loaded: your own extension of the same name is used instead",
+                file.path.display()
+            );
+            outcomes.push(ExtensionOutcome {
+                file,
+                result: Err(message),
+            });
+            continue;
+        }
+        if let Err(message) = admitted(settings, &file) {
+            outcomes.push(ExtensionOutcome {
+                file,
+                result: Err(message),
+            });
+            continue;
+        }
+        let load = ExtensionWorker::spawn(&file.name, file.path.clone(), limits);
+        pending.push((file, load));
+    }
+    for (file, load) in pending {
+        let (worker, result) = load.wait(started);
+        let result = result
+            .and_then(|tools| compile_schemas(tools, validator))
+            .map(|tools| LoadedExtension { worker, tools })
+            .map_err(|reason| {
+                let path = file.path.display().to_string();
+                if reason.starts_with(&path) {
+                    reason
+                } else {
+                    format!("{path}: {reason}")
+                }
+            });
+        outcomes.push(ExtensionOutcome { file, result });
+    }
+    outcomes
+}
+
+/// Loads every extension the user may load and registers their tools. Every problem is
+/// reported in `registry` and costs only that extension.
+pub fn load_extensions(
+    settings: &Settings,
+    validator: &SchemaValidator,
+    limits: ExtensionLimits,
+    registry: &mut ToolRegistry,
+) {
+    for outcome in load_all(settings, validator, limits) {
+        let name = outcome.file.name;
+        match outcome.result {
+            Err(message) => registry.report(SourceKind::Extension, &name, message),
+            Ok(loaded) => {
+                for (tool, schema) in loaded.tools {
+                    let id = ToolId::new(SourceKind::Extension, &name, &tool.name)
+                        .expect("both names were checked");
+                    registry.register(RegisteredTool {
+                        model_name: id.model_name(),
+                        id,
+                        description: tool.description,
+                        input_schema: tool.input_schema,
+                        read_only: tool.read_only,
+                        compiled_schema: Arc::new(schema),
+                        runner: Runner::Extension(loaded.worker.clone()),
+                    });
+                }
+            }
+        }
+    }
+}
+
+/// Compiles every tool's input schema in the validator sandbox; any invalid one fails the
+/// extension, naming each.
+fn compile_schemas(
+    tools: Vec<shape::ToolSpec>,
+    validator: &SchemaValidator,
+) -> Result<Vec<(shape::ToolSpec, CompiledSchema)>, String> {
+    let mut compiled = Vec::new();
+    let mut problems = Vec::new();
+    for (index, tool) in tools.into_iter().enumerate() {
+        match validator.compile(&tool.input_schema) {
+            Ok(schema) => compiled.push((tool, schema)),
+            Err(error) => problems.push(format!(
+                "tool {index} (\"{}\"): `inputSchema` is not a valid JSON Schema: {error}",
+                tool.name
+            )),
+        }
+    }
+    if problems.is_empty() {
+        Ok(compiled)
+    } else {
+        Err(problems.join("; "))
+    }
+}

@@ -1,0 +1,207 @@
+//! The module loader of one extension: relative imports of files beside it, stripped the same
+//! way, confined to the extension's own folder. Bare and `node:` specifiers are refused, and so
+//! is any path that leaves the folder.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::path::{Component, Path, PathBuf};
+use std::rc::Rc;
+
+use boa_engine::module::{ModuleLoader, ModuleRequest, Referrer};
+use boa_engine::{Context, JsNativeError, JsResult, Module, Source};
+
+use super::strip::{PositionMap, StripError, StrippedModule, strip_types};
+
+/// Why an extension's own file did not become a module.
+pub enum EntryFailure {
+    /// oxc refused its TypeScript (syntax error, or syntax Boa cannot run).
+    Strip(StripError),
+    /// Boa refused the stripped module, or the file could not be read.
+    Js(boa_engine::JsError),
+}
+
+/// The suffixes tried, in order, for an import written without one.
+const TRIED_SUFFIXES: &[&str] = &["ts", "mts", "js", "mjs"];
+
+/// Loads an extension's entry file and the files it imports, and remembers how to map each
+/// one's positions back to its original text.
+pub struct ConfinedLoader {
+    root: PathBuf,
+    modules: RefCell<HashMap<PathBuf, Module>>,
+    positions: RefCell<HashMap<String, PositionMap>>,
+}
+
+impl ConfinedLoader {
+    /// A loader for files under `root` (the extension's folder, canonical).
+    pub fn new(root: PathBuf) -> ConfinedLoader {
+        ConfinedLoader {
+            root,
+            modules: RefCell::new(HashMap::new()),
+            positions: RefCell::new(HashMap::new()),
+        }
+    }
+
+    /// Reads, strips and parses the extension's own file.
+    ///
+    /// # Errors
+    /// An [`EntryFailure`]: its TypeScript is refused at file:line:col, or Boa rejects it.
+    pub fn load_entry(&self, path: &Path, context: &mut Context) -> Result<Module, EntryFailure> {
+        let text = std::fs::read_to_string(path).map_err(|error| {
+            EntryFailure::Js(
+                JsNativeError::error()
+                    .with_message(format!("cannot read {}: {error}", path.display()))
+                    .into(),
+            )
+        })?;
+        let stripped = strip_types(path, &text).map_err(EntryFailure::Strip)?;
+        self.parse_stripped(path, stripped, context)
+            .map_err(EntryFailure::Js)
+    }
+
+    /// Reads, strips and parses `path` as a module (or returns the one already parsed).
+    ///
+    /// # Errors
+    /// A `SyntaxError` naming the original file:line:col, or an error reading the file.
+    pub fn load_file(&self, path: &Path, context: &mut Context) -> JsResult<Module> {
+        if let Some(module) = self.modules.borrow().get(path) {
+            return Ok(module.clone());
+        }
+        let text = std::fs::read_to_string(path).map_err(|error| {
+            JsNativeError::error().with_message(format!("cannot read {}: {error}", path.display()))
+        })?;
+        let stripped = strip_types(path, &text)
+            .map_err(|error| JsNativeError::syntax().with_message(error.to_string()))?;
+        self.parse_stripped(path, stripped, context)
+    }
+
+    fn parse_stripped(
+        &self,
+        path: &Path,
+        stripped: StrippedModule,
+        context: &mut Context,
+    ) -> JsResult<Module> {
+        let module = Module::parse(
+            Source::from_bytes(stripped.code.as_bytes()).with_path(path),
+            None,
+            context,
+        )?;
+        self.positions
+            .borrow_mut()
+            .insert(path.display().to_string(), stripped.positions);
+        self.modules
+            .borrow_mut()
+            .insert(path.to_path_buf(), module.clone());
+        Ok(module)
+    }
+
+    /// The original position of a generated 1-based (line, column) in `file`.
+    pub fn original_position(&self, file: &str, line: u32, column: u32) -> Option<(u32, u32)> {
+        self.positions.borrow().get(file)?.original(line, column)
+    }
+
+    /// The file a specifier imported from `referrer` names, if the extension may import it.
+    fn resolve(&self, specifier: &str, referrer: Option<&Path>) -> Result<PathBuf, String> {
+        let is_relative = specifier.starts_with("./") || specifier.starts_with("../");
+        if specifier.starts_with("node:") || !is_relative {
+            return Err(format!(
+                "import \"{specifier}\" is not supported: extensions can import only relative \
+                 files beside them (\"./helper.ts\"); bare and node: specifiers do not resolve"
+            ));
+        }
+        let base = referrer
+            .and_then(Path::parent)
+            .map_or_else(|| self.root.clone(), Path::to_path_buf);
+        let joined = normalise(&base.join(specifier));
+        if !joined.starts_with(&self.root) {
+            return Err(format!(
+                "import \"{specifier}\" leaves the extension's folder ({}); only files inside it can be imported",
+                self.root.display()
+            ));
+        }
+        let candidates = std::iter::once(joined.clone()).chain(
+            TRIED_SUFFIXES
+                .iter()
+                .map(|suffix| PathBuf::from(format!("{}.{suffix}", joined.display()))),
+        );
+        for candidate in candidates {
+            if candidate.is_file() {
+                // A symbolic link must not lead out of the folder either.
+                let real = candidate
+                    .canonicalize()
+                    .map_err(|error| format!("cannot open \"{specifier}\": {error}"))?;
+                if !real.starts_with(&self.root) {
+                    return Err(format!(
+                        "import \"{specifier}\" leads out of the extension's folder through a link"
+                    ));
+                }
+                return Ok(candidate);
+            }
+        }
+        Err(format!(
+            "import \"{specifier}\": no such file {}",
+            joined.display()
+        ))
+    }
+}
+
+/// `a/./b/../c` to `a/c`, without touching the file system.
+fn normalise(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for component in path.components() {
+        match component {
+            Component::ParentDir => {
+                out.pop();
+            }
+            Component::CurDir => {}
+            other => out.push(other.as_os_str()),
+        }
+    }
+    out
+}
+
+impl ModuleLoader for ConfinedLoader {
+    async fn load_imported_module(
+        self: Rc<Self>,
+        referrer: Referrer,
+        request: ModuleRequest,
+        context: &RefCell<&mut Context>,
+    ) -> JsResult<Module> {
+        let specifier = request.specifier().to_std_string_escaped();
+        let path = self
+            .resolve(&specifier, referrer.path())
+            .map_err(|message| {
+                let from = referrer
+                    .path()
+                    .map_or_else(String::new, |path| format!("{}: ", path.display()));
+                JsNativeError::typ().with_message(format!("{from}{message}"))
+            })?;
+        self.load_file(&path, &mut context.borrow_mut())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn normalising_removes_dots_without_the_file_system() {
+        assert_eq!(
+            normalise(Path::new("/a/ext/./lib/../../x.ts")),
+            PathBuf::from("/a/x.ts")
+        );
+    }
+
+    #[test]
+    fn bare_node_and_escaping_specifiers_are_refused() {
+        let loader = ConfinedLoader::new(PathBuf::from("/nowhere/ext"));
+        let entry = Path::new("/nowhere/ext/main.ts");
+        for (specifier, expected) in [
+            ("lodash", "bare and node:"),
+            ("node:fs", "bare and node:"),
+            ("../secret.ts", "leaves the extension's folder"),
+        ] {
+            let error = loader.resolve(specifier, Some(entry)).unwrap_err();
+            assert!(error.contains(expected), "{specifier}: {error}");
+        }
+    }
+}

@@ -1,0 +1,428 @@
+//! One extension on its own JS thread, with its own Boa context: one extension cannot break,
+//! block or see another. The host talks to the thread over a channel; values cross as JSON.
+//!
+//! A call that does not settle in time returns an error; a thread that does not even answer
+//! (stuck in synchronous code the loop limit cannot see) is marked failed, and every later call
+//! to the extension fails at once with that reason.
+
+use std::path::PathBuf;
+use std::rc::Rc;
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use boa_engine::builtins::promise::PromiseState;
+use boa_engine::object::builtins::JsPromise;
+use boa_engine::{Context, JsError, JsValue, js_string};
+
+use crate::dispatch::ToolOutput;
+
+use super::errors::describe_error;
+use super::job_loop::{Drive, JobLoop};
+use super::module_loader::{ConfinedLoader, EntryFailure};
+use super::runtime::{ScriptLimits, new_context};
+use super::shape::{CheckedTool, ToolSpec, check_default_export, describe_value};
+
+/// How long the host waits past a deadline for the thread to answer before calling it stuck.
+const STUCK_GRACE: Duration = Duration::from_secs(2);
+
+/// Time limits of one extension, from settings.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ExtensionLimits {
+    /// How long evaluating the module (top level, including top-level await) may take.
+    pub load_timeout: Duration,
+    /// How long one `execute` may take to settle.
+    pub call_timeout: Duration,
+    /// Boa's limits.
+    pub script: ScriptLimits,
+}
+
+impl Default for ExtensionLimits {
+    fn default() -> ExtensionLimits {
+        ExtensionLimits {
+            load_timeout: Duration::from_secs(60),
+            call_timeout: Duration::from_secs(60),
+            script: ScriptLimits::default(),
+        }
+    }
+}
+
+enum Request {
+    Call {
+        tool: String,
+        input: serde_json::Value,
+        deadline: Instant,
+        reply: Sender<Result<ToolOutput, String>>,
+    },
+}
+
+/// A running extension: its thread, and whether it has been given up on.
+pub struct ExtensionWorker {
+    name: String,
+    requests: Mutex<Sender<Request>>,
+    failed: Mutex<Option<String>>,
+    limits: ExtensionLimits,
+}
+
+/// A load in progress: wait on it to get the extension's tools or the reason it failed.
+pub struct PendingLoad {
+    worker: Arc<ExtensionWorker>,
+    loaded: Receiver<Result<Vec<ToolSpec>, String>>,
+}
+
+impl PendingLoad {
+    /// The worker, its tools once loaded, or why it did not load. Waits at most until the load
+    /// timeout (from when the load started) plus a grace period; after that the extension is
+    /// marked failed.
+    pub fn wait(self, started: Instant) -> (Arc<ExtensionWorker>, Result<Vec<ToolSpec>, String>) {
+        let limit = started + self.worker.limits.load_timeout + STUCK_GRACE;
+        let result = match self
+            .loaded
+            .recv_timeout(limit.saturating_duration_since(Instant::now()))
+        {
+            Ok(result) => result,
+            Err(RecvTimeoutError::Timeout) => Err(format!(
+                "did not finish loading within {}s (its top level is still running)",
+                self.worker.limits.load_timeout.as_secs()
+            )),
+            Err(RecvTimeoutError::Disconnected) => {
+                Err("its JS thread crashed while loading".to_string())
+            }
+        };
+        if let Err(reason) = &result {
+            self.worker.mark_failed(reason.clone());
+        }
+        (self.worker, result)
+    }
+}
+
+impl ExtensionWorker {
+    /// Starts the thread of extension `name` and begins loading `entry` on it.
+    pub fn spawn(name: &str, entry: PathBuf, limits: ExtensionLimits) -> PendingLoad {
+        let (requests, incoming) = mpsc::channel::<Request>();
+        let (loaded_sender, loaded) = mpsc::channel();
+        let worker = Arc::new(ExtensionWorker {
+            name: name.to_string(),
+            requests: Mutex::new(requests),
+            failed: Mutex::new(None),
+            limits,
+        });
+        let thread_name = format!("ext-{name}");
+        let extension = name.to_string();
+        let spawned = std::thread::Builder::new()
+            .name(thread_name)
+            .stack_size(16 * 1024 * 1024)
+            .spawn(move || {
+                let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    run_thread(&extension, entry, limits, &loaded_sender, incoming);
+                }));
+                if outcome.is_err() {
+                    tracing::error!(target: "earshot::extension", extension = %extension, "the JS thread panicked");
+                }
+            });
+        if let Err(error) = spawned {
+            worker.mark_failed(format!("cannot start its JS thread: {error}"));
+        }
+        PendingLoad { worker, loaded }
+    }
+
+    /// The extension's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Why the extension was given up on, if it was.
+    pub fn failure(&self) -> Option<String> {
+        self.failed.lock().map(|f| f.clone()).unwrap_or(None)
+    }
+
+    fn mark_failed(&self, reason: String) {
+        if let Ok(mut failed) = self.failed.lock() {
+            failed.get_or_insert(reason);
+        }
+    }
+
+    /// Runs `tool`'s `execute` with `input` on the extension's thread.
+    ///
+    /// # Errors
+    /// Why no output came back: the extension failed earlier, the call did not settle in time,
+    /// or the thread is stuck (it is then marked failed).
+    pub fn call(&self, tool: &str, input: serde_json::Value) -> Result<ToolOutput, String> {
+        if let Some(reason) = self.failure() {
+            return Err(format!(
+                "extension \"{}\" is unavailable: {reason}",
+                self.name
+            ));
+        }
+        let timeout = self.limits.call_timeout;
+        let (reply, answer) = mpsc::channel();
+        let sent = self
+            .requests
+            .lock()
+            .map_err(|_| "the extension's channel is poisoned".to_string())?
+            .send(Request::Call {
+                tool: tool.to_string(),
+                input,
+                deadline: Instant::now() + timeout,
+                reply,
+            });
+        if sent.is_err() {
+            let reason = "its JS thread has stopped".to_string();
+            self.mark_failed(reason.clone());
+            return Err(format!("extension \"{}\" is unavailable: {reason}", self.name));
+        }
+        match answer.recv_timeout(timeout + STUCK_GRACE) {
+            Ok(result) => result,
+            Err(RecvTimeoutError::Timeout) => {
+                let reason = format!(
+                    "its JS thread has been stuck in a call to {tool} for over {}s, so its tools are off for this session",
+                    timeout.as_secs()
+                );
+                self.mark_failed(reason.clone());
+                Err(format!("extension \"{}\" {reason}", self.name))
+            }
+            Err(RecvTimeoutError::Disconnected) => {
+                let reason = "its JS thread crashed".to_string();
+                self.mark_failed(reason.clone());
+                Err(format!("extension \"{}\": {reason}", self.name))
+            }
+        }
+    }
+}
+
+/// The whole life of the JS thread: load, report the tools, then answer calls until the host
+/// drops its end of the channel.
+fn run_thread(
+    extension: &str,
+    entry: PathBuf,
+    limits: ExtensionLimits,
+    loaded: &Sender<Result<Vec<ToolSpec>, String>>,
+    incoming: Receiver<Request>,
+) {
+    let root = match entry.parent().map(std::path::Path::canonicalize) {
+        Some(Ok(root)) => root,
+        _ => {
+            let _ = loaded.send(Err(format!("cannot open the folder of {}", entry.display())));
+            return;
+        }
+    };
+    let loader = Rc::new(ConfinedLoader::new(root));
+    let jobs = Rc::new(JobLoop::default());
+    let mut context = match new_context(extension, jobs.clone(), loader.clone(), limits.script) {
+        Ok(context) => context,
+        Err(error) => {
+            let _ = loaded.send(Err(format!("cannot create its JS context: {error}")));
+            return;
+        }
+    };
+    let tools = match load_module(&entry, &loader, &jobs, &mut context, limits.load_timeout) {
+        Ok(tools) => tools,
+        Err(reason) => {
+            let _ = loaded.send(Err(reason));
+            return;
+        }
+    };
+    let specs = tools.iter().map(|tool| tool.spec.clone()).collect();
+    if loaded.send(Ok(specs)).is_err() {
+        return;
+    }
+    while let Ok(request) = incoming.recv() {
+        match request {
+            Request::Call {
+                tool,
+                input,
+                deadline,
+                reply,
+            } => {
+                let result = match tools.iter().find(|t| t.spec.name == tool) {
+                    Some(tool) => {
+                        call_tool(tool, &input, &loader, &jobs, &mut context, deadline, limits)
+                    }
+                    None => Err(format!("extension \"{extension}\" has no tool \"{tool}\"")),
+                };
+                let _ = reply.send(result);
+            }
+        }
+    }
+}
+
+/// Parses, links and evaluates the entry module, then checks its default export.
+fn load_module(
+    entry: &std::path::Path,
+    loader: &Rc<ConfinedLoader>,
+    jobs: &Rc<JobLoop>,
+    context: &mut Context,
+    timeout: Duration,
+) -> Result<Vec<CheckedTool>, String> {
+    let module = loader.load_entry(entry, context).map_err(|failure| match failure {
+        EntryFailure::Strip(error) => error.to_string(),
+        EntryFailure::Js(error) => describe_error(&error, loader, context),
+    })?;
+    let promise = module.load_link_evaluate(context);
+    let deadline = Instant::now() + timeout;
+    match settle(&promise, jobs, context, deadline) {
+        Ok(Settled::Fulfilled(_)) => {}
+        Ok(Settled::Rejected(error)) | Err(error) => {
+            return Err(format!(
+                "threw while loading: {}",
+                describe_error(&error, loader, context)
+            ));
+        }
+        Ok(Settled::Never) => {
+            return Err(
+                "its top level awaits a promise that can never settle (nothing is left that could settle it)"
+                    .to_string(),
+            );
+        }
+        Ok(Settled::TimedOut) => {
+            return Err(format!(
+                "did not finish loading within {}s",
+                timeout.as_secs()
+            ));
+        }
+    }
+    let namespace = module.namespace(context);
+    let default = namespace
+        .get(js_string!("default"), context)
+        .unwrap_or_default();
+    check_default_export(&default, context).map_err(|problems| problems.join("; "))
+}
+
+enum Settled {
+    Fulfilled(JsValue),
+    Rejected(JsError),
+    Never,
+    TimedOut,
+}
+
+/// Drives the job loop until `promise` settles, cannot settle, or `deadline`.
+fn settle(
+    promise: &JsPromise,
+    jobs: &Rc<JobLoop>,
+    context: &mut Context,
+    deadline: Instant,
+) -> Result<Settled, JsError> {
+    let pending = || matches!(promise.state(), PromiseState::Pending);
+    let drive = jobs.drive(context, &|| !pending(), deadline)?;
+    Ok(match promise.state() {
+        PromiseState::Fulfilled(value) => Settled::Fulfilled(value),
+        PromiseState::Rejected(reason) => Settled::Rejected(JsError::from_opaque(reason)),
+        PromiseState::Pending => match drive {
+            Drive::Stalled => Settled::Never,
+            _ => Settled::TimedOut,
+        },
+    })
+}
+
+/// Calls one tool's `execute` and turns what it produced into a [`ToolOutput`].
+fn call_tool(
+    tool: &CheckedTool,
+    input: &serde_json::Value,
+    loader: &ConfinedLoader,
+    jobs: &Rc<JobLoop>,
+    context: &mut Context,
+    deadline: Instant,
+    limits: ExtensionLimits,
+) -> Result<ToolOutput, String> {
+    let error_output = |message: String| ToolOutput {
+        output: message,
+        is_error: true,
+        title: None,
+    };
+    let argument = JsValue::from_json(input, context)
+        .map_err(|error| format!("the input cannot be given to JavaScript: {error}"))?;
+    let returned = match tool
+        .execute
+        .call(&tool.object.clone().into(), &[argument], context)
+    {
+        Ok(value) => value,
+        Err(error) => {
+            return Ok(error_output(format!(
+                "execute threw: {}",
+                describe_error(&error, loader, context)
+            )));
+        }
+    };
+    let value = if let Some(promise) = returned.as_promise() {
+        match settle(&promise, jobs, context, deadline) {
+            Ok(Settled::Fulfilled(value)) => value,
+            Ok(Settled::Rejected(error)) => {
+                return Ok(error_output(format!(
+                    "execute rejected: {}",
+                    describe_error(&error, loader, context)
+                )));
+            }
+            Err(error) => {
+                return Ok(error_output(format!(
+                    "execute failed: {}",
+                    describe_error(&error, loader, context)
+                )));
+            }
+            Ok(Settled::Never) => {
+                return Err(format!(
+                    "{} returned a promise that can never settle (nothing is left that could settle it)",
+                    tool.spec.name
+                ));
+            }
+            Ok(Settled::TimedOut) => {
+                return Err(format!(
+                    "{} did not settle within {}s",
+                    tool.spec.name,
+                    limits.call_timeout.as_secs()
+                ));
+            }
+        }
+    } else {
+        // Let promise reactions the call queued (and due timers) run before answering.
+        if let Err(error) = jobs.drive(context, &|| true, deadline) {
+            return Ok(error_output(format!(
+                "execute failed: {}",
+                describe_error(&error, loader, context)
+            )));
+        }
+        returned
+    };
+    Ok(interpret_return(&value, context))
+}
+
+/// A string, or `{ output, isError?, title? }`; anything else is an error naming what came back.
+fn interpret_return(value: &JsValue, context: &mut Context) -> ToolOutput {
+    let wrong = |what: String| ToolOutput {
+        output: format!(
+            "execute returned {what}; it must return a string or {{ output, isError?, title? }}"
+        ),
+        is_error: true,
+        title: None,
+    };
+    if let Some(text) = value.as_string() {
+        return ToolOutput {
+            output: text.to_std_string_escaped(),
+            is_error: false,
+            title: None,
+        };
+    }
+    let Some(object) = value
+        .as_object()
+        .filter(|o| !o.is_callable() && !o.is_array())
+    else {
+        let what = describe_value(value, context);
+        return wrong(what);
+    };
+    let output = object.get(js_string!("output"), context).unwrap_or_default();
+    let Some(output) = output.as_string().map(|s| s.to_std_string_escaped()) else {
+        let what = format!(
+            "an object whose `output` is {}",
+            describe_value(&output, context)
+        );
+        return wrong(what);
+    };
+    let is_error = object
+        .get(js_string!("isError"), context)
+        .unwrap_or_default();
+    let title = object.get(js_string!("title"), context).unwrap_or_default();
+    ToolOutput {
+        output,
+        is_error: is_error.to_boolean(),
+        title: title.as_string().map(|s| s.to_std_string_escaped()),
+    }
+}

@@ -92,6 +92,9 @@ fn call(host: &Host, name: &str, input: &str) -> CommandResult {
         };
     match host.call(name, input, prompter.as_ref()) {
         Ok(result) => {
+            if let Some(title) = &result.title {
+                eprintln!("title: {}", strip_for_terminal(title));
+            }
             println!("{}", strip_for_terminal(&result.output));
             if result.is_error {
                 Err(Failure::new(format!("{name} reported an error")).code(exit::TOOL_ERROR))

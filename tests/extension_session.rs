@@ -1,0 +1,85 @@
+//! Extensions within one session (the library, as an embedder uses it): a stuck extension is
+//! marked failed and stays failed, while every other extension goes on working.
+
+mod common;
+
+use std::path::PathBuf;
+
+use common::{Sandbox, TIGHT};
+use earshot_host::dispatch::CallError;
+use earshot_host::gate::NonInteractivePrompter;
+use earshot_host::host::Host;
+use earshot_host::sandbox::SandboxEngine;
+use earshot_host::settings::{ProjectPaths, Settings};
+
+fn host_with(sandbox: &Sandbox, files: &[&str], settings_json: &str) -> Host {
+    let extensions = sandbox.config().join("extensions");
+    std::fs::create_dir_all(&extensions).unwrap();
+    for file in files {
+        let source = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("../fixtures/extensions")
+            .join(file);
+        std::fs::copy(source, extensions.join(file)).unwrap();
+    }
+    std::fs::write(sandbox.config().join("settings.json"), settings_json).unwrap();
+    let settings = Settings::load(
+        Some(&sandbox.config()),
+        Some(ProjectPaths::new(sandbox.project())),
+    );
+    Host::load_with(
+        settings,
+        &SandboxEngine::shared(),
+        &common::shared_cache(),
+        TIGHT,
+    )
+    .expect("host loads")
+}
+
+#[test]
+fn a_stuck_extension_is_marked_failed_and_the_others_keep_working() {
+    let sandbox = Sandbox::new();
+    let host = host_with(
+        &sandbox,
+        &["stuck.ts", "jira.ts"],
+        r#"{"extensions": {"callTimeoutSeconds": 1, "loopIterationLimit": 1000000}}"#,
+    );
+    let started = std::time::Instant::now();
+    let first = host
+        .call("stuck__spin", "{}", &NonInteractivePrompter)
+        .unwrap_err();
+    assert!(
+        matches!(&first, CallError::Failed(message) if message.contains("stuck in a call to spin")),
+        "{first}"
+    );
+    // The host gave up at its deadline (1 s plus a grace period) while the thread still spins.
+    assert!(started.elapsed() < std::time::Duration::from_secs(30));
+
+    let again = host
+        .call("stuck__spin", "{}", &NonInteractivePrompter)
+        .unwrap_err();
+    assert!(
+        matches!(&again, CallError::Failed(message) if message.contains("is unavailable") && message.contains("stuck")),
+        "{again}"
+    );
+    let output = host
+        .call("jira__ticket", r#"{"key":"OK-1"}"#, &NonInteractivePrompter)
+        .expect("the other extension still answers");
+    assert_eq!(output.output, "ticket OK-1");
+}
+
+#[test]
+fn an_extension_keeps_its_state_between_calls_in_a_session() {
+    let sandbox = Sandbox::new();
+    let host = host_with(
+        &sandbox,
+        &["writer.ts"],
+        r#"{"permissions": {"allow": ["Extension(writer__note)"]}}"#,
+    );
+    for expected in ["1 notes", "2 notes", "3 notes"] {
+        let output = host
+            .call("writer__note", r#"{"text":"x"}"#, &NonInteractivePrompter)
+            .unwrap();
+        assert_eq!(output.output, expected);
+        assert_eq!(output.title.as_deref(), Some("Noted"));
+    }
+}

@@ -1,0 +1,518 @@
+//! TypeScript/JavaScript extensions end to end, as a user sees them through `earshot`: real
+//! `.ts` files from `fixtures/extensions/` in a throwaway project and config dir.
+
+mod common;
+
+use std::path::PathBuf;
+
+use common::Sandbox;
+
+fn fixture(relative: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../fixtures/extensions")
+        .join(relative)
+}
+
+/// Copies fixture files into the user's extensions folder (their own code: loads untrusted).
+fn user_extensions(sandbox: &Sandbox, files: &[&str]) {
+    for file in files {
+        let target = sandbox.config().join("extensions").join(file);
+        std::fs::create_dir_all(target.parent().unwrap()).unwrap();
+        std::fs::copy(fixture(file), target).unwrap();
+    }
+}
+
+/// Copies fixture files into the project's `.earshot/extensions/` (the repository's choice).
+fn project_extensions(sandbox: &Sandbox, files: &[&str]) {
+    for file in files {
+        sandbox.write(
+            &format!(".earshot/extensions/{file}"),
+            std::fs::read(fixture(file)).unwrap(),
+        );
+    }
+}
+
+/// User settings: short limits so hostile fixtures fail fast, and any extra JSON keys.
+fn user_settings(sandbox: &Sandbox, permissions: &str) {
+    std::fs::write(
+        sandbox.config().join("settings.json"),
+        format!(
+            r#"{{"extensions": {{"callTimeoutSeconds": 2, "loadTimeoutSeconds": 5, "loopIterationLimit": 100000}},
+                "permissions": {permissions}}}"#
+        ),
+    )
+    .unwrap();
+}
+
+fn call(sandbox: &Sandbox, tool: &str, input: &str) -> (i32, String, String) {
+    sandbox.run(&["tools", "call", tool, input])
+}
+
+#[test]
+fn the_spec_jira_example_loads_and_its_read_only_tool_runs_without_a_rule() {
+    let sandbox = Sandbox::new();
+    user_extensions(&sandbox, &["jira.ts"]);
+    let (code, listed, _) = sandbox.run(&["tools", "list"]);
+    assert_eq!(code, 0);
+    assert!(
+        listed.contains("jira__ticket") && listed.contains("read-only"),
+        "{listed}"
+    );
+    let (code, out, err) = call(&sandbox, "jira__ticket", r#"{"key":"ABC-123"}"#);
+    assert_eq!((code, out.trim()), (0, "ticket ABC-123"), "{err}");
+}
+
+#[test]
+fn every_typescript_construct_is_stripped_or_lowered_and_runs() {
+    let sandbox = Sandbox::new();
+    user_extensions(&sandbox, &["constructs.ts", "lib/types.ts"]);
+    let (code, out, err) = call(&sandbox, "constructs__report", "{}");
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        out.trim(),
+        "enum=1,2,4,Green const-enum=UP namespace=5 parameter-properties=3x4 generic=a \
+         satisfies=strict helper=true declare=absent"
+    );
+}
+
+#[test]
+fn the_input_is_validated_against_the_input_schema_before_execute() {
+    let sandbox = Sandbox::new();
+    user_extensions(&sandbox, &["jira.ts"]);
+    let (code, _, err) = call(&sandbox, "jira__ticket", r#"{"key": 7}"#);
+    assert_eq!(code, 4);
+    assert!(
+        err.contains("does not match its schema") && err.contains("/key"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_helper_file_in_the_extensions_folder_is_imported_and_stripped() {
+    let sandbox = Sandbox::new();
+    user_extensions(&sandbox, &["with_helper.ts", "lib/format.ts"]);
+    let (code, out, err) = call(&sandbox, "with_helper__shout", r#"{"text":"hi"}"#);
+    assert_eq!((code, out.trim()), (0, "HI!"), "{err}");
+}
+
+/// The `extensions list` row of `name`.
+fn row(sandbox: &Sandbox, name: &str) -> String {
+    let (code, out, err) = sandbox.run(&["extensions", "list"]);
+    assert_eq!(code, 0, "{err}");
+    out.lines()
+        .find(|line| line.starts_with(&format!("{name} ")))
+        .unwrap_or_else(|| panic!("no row for {name} in\n{out}"))
+        .to_string()
+}
+
+#[test]
+fn each_broken_module_costs_its_own_tools_with_a_precise_reason() {
+    let sandbox = Sandbox::new();
+    user_settings(&sandbox, "{}");
+    let broken = [
+        (
+            "throws_on_import",
+            "threw while loading: Error: configuration missing (at ",
+            "throws_on_import.ts:3:9)",
+        ),
+        (
+            "no_default",
+            "it has no default export; write `export default { tools: [...] }`",
+            "",
+        ),
+        (
+            "default_not_object",
+            "its default export is a number (42), not an object with a `tools` array",
+            "",
+        ),
+        (
+            "top_level_loop",
+            "RuntimeLimitError",
+            "`extensions.loopIterationLimit` in settings raises it",
+        ),
+        (
+            "decorator",
+            "decorator.ts:5:1: decorators are not supported in extensions",
+            "",
+        ),
+        (
+            "import_equals",
+            "import_equals.ts:1:1: `import x = require(...)` is CommonJS and not supported",
+            "",
+        ),
+        (
+            "bare_import",
+            "import \"lodash\" is not supported",
+            "bare and node: specifiers do not resolve",
+        ),
+        (
+            "escape_import",
+            "import \"../outside/secret.ts\" leaves the extension's folder",
+            "",
+        ),
+    ];
+    let mut files: Vec<String> = broken.iter().map(|(n, _, _)| format!("{n}.ts")).collect();
+    files.push("jira.ts".into());
+    let files: Vec<&str> = files.iter().map(String::as_str).collect();
+    user_extensions(&sandbox, &files);
+    std::fs::create_dir_all(sandbox.config().join("outside")).unwrap();
+    std::fs::copy(
+        fixture("outside/secret.ts"),
+        sandbox.config().join("outside/secret.ts"),
+    )
+    .unwrap();
+
+    let listed = states(&sandbox);
+    for (name, first, second) in broken {
+        let line = &listed.iter().find(|(found, _)| found == name).unwrap().1;
+        assert!(line.starts_with("failed: "), "{line}");
+        assert!(line.contains(first), "{name}: {line}");
+        assert!(line.contains(second), "{name}: {line}");
+    }
+    // The working extension beside them is untouched, in the list and in a call.
+    assert!(row(&sandbox, "jira").contains("loaded (your own file)"));
+    let (code, listed, warnings) = sandbox.run(&["tools", "list"]);
+    assert_eq!(code, 0);
+    assert!(listed.contains("jira__ticket"), "{listed}");
+    assert_eq!(
+        listed.lines().filter(|l| l.contains("extension")).count(),
+        1,
+        "{listed}"
+    );
+    assert!(
+        warnings.contains("extension \"throws_on_import\""),
+        "{warnings}"
+    );
+    let (code, out, _) = call(&sandbox, "jira__ticket", r#"{"key":"K-1"}"#);
+    assert_eq!((code, out.trim()), (0, "ticket K-1"));
+}
+
+/// Every extension's full state from `extensions list --json` (the table shortens it).
+fn states(sandbox: &Sandbox) -> Vec<(String, String)> {
+    let (code, out, err) = sandbox.run(&["extensions", "list", "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let listed: serde_json::Value = serde_json::from_str(&out).expect("JSON");
+    listed["extensions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|item| {
+            (
+                item["name"].as_str().unwrap().to_string(),
+                item["state"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+/// The full state of extension `name`.
+fn state(sandbox: &Sandbox, name: &str) -> String {
+    states(sandbox)
+        .into_iter()
+        .find(|(found, _)| found == name)
+        .unwrap_or_else(|| panic!("no extension {name}"))
+        .1
+}
+
+#[test]
+fn every_bad_tool_field_is_named_with_its_tool_and_what_was_found() {
+    let sandbox = Sandbox::new();
+    user_extensions(&sandbox, &["bad_fields.ts", "bad_schema.ts"]);
+    let line = state(&sandbox, "bad_fields");
+    for expected in [
+        "tool 0: is a string (\"not an object\"), not an object",
+        "tool 1: `name` must be a string, found undefined",
+        "tool 2 (\"bad name!\"): invalid `name`",
+        "tool 3 (\"no_description\"): `description` must be a string, found undefined",
+        "tool 4 (\"schema_string\"): `inputSchema` must be an object (a JSON Schema), found a string (\"object\")",
+        "tool 5 (\"read_only_string\"): `readOnly` must be a boolean when present, found a string (\"yes\")",
+        "tool 6 (\"no_execute\"): `execute` must be a function, found undefined",
+        "tool 8 (\"twice\"): the name is used by an earlier tool",
+    ] {
+        assert!(line.contains(expected), "missing {expected:?} in {line}");
+    }
+    let line = state(&sandbox, "bad_schema");
+    assert!(
+        line.contains("tool 0 (\"broken\"): `inputSchema` is not a valid JSON Schema"),
+        "{line}"
+    );
+}
+
+#[test]
+fn hostile_calls_each_end_in_an_error_pointing_at_the_original_typescript() {
+    let sandbox = Sandbox::new();
+    user_settings(&sandbox, "{}");
+    user_extensions(&sandbox, &["hostile_calls.ts"]);
+
+    let (code, out, _) = call(&sandbox, "hostile_calls__throws", "{}");
+    assert_eq!(code, 4);
+    assert!(
+        out.contains("execute threw: Error: the ticket service is down (at ")
+            && out.contains("hostile_calls.ts:27:15)"),
+        "{out}"
+    );
+
+    let (code, out, _) = call(&sandbox, "hostile_calls__rejects", "{}");
+    assert_eq!(code, 4);
+    assert!(
+        out.contains("execute rejected: TypeError: rejected on purpose (at ")
+            && out.contains("hostile_calls.ts:37:15)"),
+        "{out}"
+    );
+
+    let (code, out, _) = call(&sandbox, "hostile_calls__returns_number", "{}");
+    assert_eq!(code, 4);
+    assert!(
+        out.contains(
+            "execute returned a number (42); it must return a string or { output, isError?, title? }"
+        ),
+        "{out}"
+    );
+
+    let (code, out, _) = call(&sandbox, "hostile_calls__tight_loop", "{}");
+    assert_eq!(code, 4);
+    assert!(
+        out.contains("RuntimeLimitError") && out.contains("hostile_calls.ts:"),
+        "{out}"
+    );
+
+    let (code, _, err) = call(&sandbox, "hostile_calls__never_settles", "{}");
+    assert_eq!(code, 1);
+    assert!(
+        err.contains("returned a promise that can never settle"),
+        "{err}"
+    );
+
+    let (code, _, err) = call(&sandbox, "hostile_calls__slow_timer", "{}");
+    assert_eq!(code, 1);
+    assert!(err.contains("did not settle within 2s"), "{err}");
+
+    let (code, out, err) = call(&sandbox, "hostile_calls__structured", "{}");
+    assert_eq!(code, 4);
+    assert_eq!(out.trim(), "partly done");
+    assert!(err.contains("title: Structured"), "{err}");
+}
+
+#[test]
+fn the_runtime_offers_timers_encoders_url_clone_base64_and_a_read_only_env() {
+    let sandbox = Sandbox::new();
+    user_extensions(&sandbox, &["runtime.ts"]);
+    let output = sandbox
+        .earshot()
+        .args(["tools", "call", "runtime__apis", "{}"])
+        .env("EARSHOT_EXT_VISIBLE", "seen")
+        .output()
+        .unwrap();
+    let out = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(
+        out.trim(),
+        "order=microtask,timeout ticks=3 bytes=6 text=héllo url=example.com/a/b?q=1 clone=1+2 \
+         base64=ZWFyc2hvdA==/earshot env=seen envWritable=false",
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+#[test]
+fn fetch_reaches_a_loopback_server() {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let address = listener.local_addr().unwrap();
+    let server = std::thread::spawn(move || {
+        use std::io::{Read, Write};
+        let (mut stream, _) = listener.accept().unwrap();
+        let mut request = [0u8; 4096];
+        let read = stream.read(&mut request).unwrap();
+        let request = String::from_utf8_lossy(&request[..read]).into_owned();
+        stream
+            .write_all(
+                b"HTTP/1.1 201 Created\r\ncontent-length: 14\r\nconnection: close\r\n\r\nhello, earshot",
+            )
+            .unwrap();
+        request
+    });
+    let sandbox = Sandbox::new();
+    user_extensions(&sandbox, &["runtime.ts"]);
+    let input = format!(r#"{{"url":"http://{address}/greeting"}}"#);
+    let (code, out, err) = call(&sandbox, "runtime__get", &input);
+    assert_eq!((code, out.trim()), (0, "201 hello, earshot"), "{err}");
+    let request = server.join().unwrap();
+    assert!(request.starts_with("GET /greeting HTTP/1.1"), "{request}");
+}
+
+#[test]
+fn console_output_goes_to_tracing_and_not_to_stdout() {
+    let sandbox = Sandbox::new();
+    user_extensions(&sandbox, &["noisy.ts"]);
+    user_settings(&sandbox, r#"{"allow": ["Extension(noisy__hello)"]}"#);
+    let output = sandbox
+        .earshot()
+        .args(["tools", "call", "noisy__hello", "{}"])
+        .env("RUST_LOG", "earshot::extension=info")
+        .output()
+        .unwrap();
+    let out = String::from_utf8_lossy(&output.stdout);
+    let err = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(out.trim(), "hello from noisy");
+    assert!(
+        err.contains("noisy extension evaluated") && err.contains("noisy hello called"),
+        "{err}"
+    );
+}
+
+#[test]
+fn an_untrusted_project_extension_is_listed_but_never_evaluated() {
+    let sandbox = Sandbox::new();
+    project_extensions(&sandbox, &["noisy.ts"]);
+    let logged = |args: &[&str]| {
+        let output = sandbox
+            .earshot()
+            .args(args)
+            .env("RUST_LOG", "earshot::extension=info")
+            .output()
+            .unwrap();
+        (
+            String::from_utf8_lossy(&output.stdout).into_owned(),
+            String::from_utf8_lossy(&output.stderr).into_owned(),
+        )
+    };
+    let (listed, err) = logged(&["extensions", "list"]);
+    assert!(
+        listed.contains("not trusted") && listed.contains("earshot extensions trust noisy"),
+        "{listed}"
+    );
+    assert!(!err.contains("noisy extension evaluated"), "{err}");
+    let (tools, err) = logged(&["tools", "list"]);
+    assert!(!tools.contains("noisy__hello"), "{tools}");
+    assert!(!err.contains("noisy extension evaluated"), "{err}");
+
+    // Trusting it is what makes it run: the same observation now sees the evaluation.
+    let (code, _, _) = sandbox.run(&["extensions", "trust", "noisy"]);
+    assert_eq!(code, 0);
+    let (tools, err) = logged(&["tools", "list"]);
+    assert!(tools.contains("noisy__hello"), "{tools}");
+    assert!(err.contains("noisy extension evaluated"), "{err}");
+}
+
+#[test]
+fn changing_a_trusted_extensions_helper_file_lapses_its_trust() {
+    let sandbox = Sandbox::new();
+    project_extensions(&sandbox, &["with_helper.ts", "lib/format.ts"]);
+    assert_eq!(
+        sandbox.run(&["extensions", "trust", "with_helper"]).0,
+        0
+    );
+    assert!(row(&sandbox, "with_helper").contains("loaded (trusted)"));
+    sandbox.write(
+        ".earshot/extensions/lib/format.ts",
+        "export function shout(text: string): string { return text; }\n",
+    );
+    let line = row(&sandbox, "with_helper");
+    assert!(line.contains("changed since"), "{line}");
+    let (code, _, err) = call(&sandbox, "with_helper__shout", r#"{"text":"x"}"#);
+    assert_eq!(code, 1);
+    assert!(err.contains("no tool named \"with_helper__shout\""), "{err}");
+}
+
+#[test]
+fn a_tool_that_is_not_read_only_goes_through_the_gate_as_extension_rule() {
+    let sandbox = Sandbox::new();
+    user_extensions(&sandbox, &["writer.ts"]);
+    let (code, _, err) = call(&sandbox, "writer__note", r#"{"text":"a"}"#);
+    assert_eq!(code, 3, "{err}");
+    assert!(err.contains("writer__note"), "{err}");
+    let (_, decided, _) = sandbox.run(&["permissions", "check", "writer__note"]);
+    assert!(decided.contains("Extension(writer__note)"), "{decided}");
+
+    user_settings(&sandbox, r#"{"allow": ["Extension(writer__*)"]}"#);
+    let (code, out, err) = call(&sandbox, "writer__note", r#"{"text":"a"}"#);
+    assert_eq!((code, out.trim()), (0, "1 notes"), "{err}");
+    assert!(err.contains("title: Noted"), "{err}");
+
+    user_settings(
+        &sandbox,
+        r#"{"allow": ["Extension(writer__*)"], "deny": ["Extension(writer__note)"]}"#,
+    );
+    assert_eq!(call(&sandbox, "writer__note", r#"{"text":"a"}"#).0, 3);
+}
+
+#[test]
+fn the_same_name_in_the_user_and_project_folders_uses_the_users_and_reports_both() {
+    let sandbox = Sandbox::new();
+    user_extensions(&sandbox, &["jira.ts"]);
+    sandbox.write(
+        ".earshot/extensions/jira.ts",
+        "export default { tools: [{ name: 'other', description: 'x', inputSchema: {}, execute: () => 'project' }] };\n",
+    );
+    let (code, out, err) = sandbox.run(&["extensions", "list"]);
+    assert_eq!(code, 0, "{err}");
+    let rows: Vec<&str> = out.lines().filter(|l| l.starts_with("jira ")).collect();
+    assert_eq!(rows.len(), 2, "{out}");
+    assert!(rows[0].contains("user") && rows[0].contains("loaded"), "{out}");
+    assert!(
+        rows[1].contains("project") && rows[1].contains("shadowed"),
+        "{out}"
+    );
+    let (_, tools, warnings) = sandbox.run(&["tools", "list"]);
+    assert!(
+        tools.contains("jira__ticket") && !tools.contains("jira__other"),
+        "{tools}"
+    );
+    assert!(
+        warnings.contains("your own extension of the same name is used instead"),
+        "{warnings}"
+    );
+}
+
+#[test]
+fn an_invalid_extension_name_is_reported() {
+    let sandbox = Sandbox::new();
+    std::fs::create_dir_all(sandbox.config().join("extensions")).unwrap();
+    std::fs::copy(
+        fixture("jira.ts"),
+        sandbox.config().join("extensions/my__jira.ts"),
+    )
+    .unwrap();
+    let line = row(&sandbox, "my__jira");
+    assert!(line.contains("invalid name"), "{line}");
+    let (_, tools, _) = sandbox.run(&["tools", "list"]);
+    assert!(!tools.contains("ticket"), "{tools}");
+}
+
+#[test]
+fn an_extension_tool_colliding_with_a_component_tool_is_reported_and_neither_loads() {
+    let sandbox = Sandbox::new();
+    std::fs::create_dir_all(sandbox.config().join("plugins")).unwrap();
+    std::fs::copy(common::HELLO_WASM, sandbox.config().join("plugins/hello.wasm")).unwrap();
+    std::fs::create_dir_all(sandbox.config().join("extensions")).unwrap();
+    std::fs::write(
+        sandbox.config().join("extensions/hello.ts"),
+        "export default { tools: [{ name: 'greet', description: 'x', inputSchema: {}, readOnly: true, execute: () => 'ts' }] };\n",
+    )
+    .unwrap();
+    let (_, tools, warnings) = sandbox.run(&["tools", "list"]);
+    assert!(!tools.contains("hello__greet"), "{tools}");
+    assert!(
+        warnings.contains("hello__greet is contributed by")
+            && warnings.contains("extension hello"),
+        "{warnings}"
+    );
+}
+
+#[test]
+fn one_extension_cannot_see_anothers_globals() {
+    let sandbox = Sandbox::new();
+    std::fs::create_dir_all(sandbox.config().join("extensions")).unwrap();
+    std::fs::write(
+        sandbox.config().join("extensions/leaky.ts"),
+        "(globalThis as any).leaked = 'secret';\nexport default { tools: [] };\n",
+    )
+    .unwrap();
+    std::fs::write(
+        sandbox.config().join("extensions/peek.ts"),
+        "export default { tools: [{ name: 'look', description: 'x', inputSchema: {}, readOnly: true, \
+         execute: () => `leaked is ${typeof (globalThis as any).leaked}` }] };\n",
+    )
+    .unwrap();
+    let (code, out, err) = call(&sandbox, "peek__look", "{}");
+    assert_eq!((code, out.trim()), (0, "leaked is undefined"), "{err}");
+}

@@ -7,7 +7,10 @@
 use std::path::Path;
 
 use oxc::allocator::Allocator;
-use oxc::ast::ast::{Decorator, TSExportAssignment, TSImportEqualsDeclaration, TSModuleReference};
+use oxc::ast::ast::{
+    Decorator, Expression, ImportExpression, TSExportAssignment, TSImportEqualsDeclaration,
+    TSModuleReference,
+};
 use oxc::ast_visit::Visit;
 use oxc::codegen::{Codegen, CodegenOptions};
 use oxc::diagnostics::OxcDiagnostic;
@@ -204,6 +207,15 @@ impl<'a> Visit<'a> for Unsupported {
         }
     }
 
+    fn visit_import_expression(&mut self, it: &ImportExpression<'a>) {
+        if !matches!(it.source, Expression::StringLiteral(_)) {
+            self.refuse(
+                it.span,
+                "`import()` of a computed specifier is not supported: a trust record can only cover files named in the source; write the path as a string literal",
+            );
+        }
+    }
+
     fn visit_ts_export_assignment(&mut self, it: &TSExportAssignment<'a>) {
         self.refuse(
             it.span,
@@ -215,6 +227,28 @@ impl<'a> Visit<'a> for Unsupported {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_computed_dynamic_import_is_refused_where_it_is_written() {
+        let source = "const name = 'x';\nexport default await import(`./${name}.ts`);\n";
+        let error = strip_types(Path::new("dyn.ts"), source).unwrap_err();
+        assert_eq!((error.location.line, error.location.column), (2, 22));
+        assert!(error.message.contains("computed specifier"), "{error}");
+        assert!(strip_types(Path::new("ok.ts"), "export default await import('./a.ts');").is_ok());
+    }
+
+    #[test]
+    fn a_position_in_the_stripped_code_maps_back_to_the_typescript() {
+        let source = "interface A { x: number }\ntype B = string;\nexport const value: number = 1;\n";
+        let stripped = strip_types(Path::new("m.ts"), source).unwrap();
+        let line = stripped
+            .code
+            .lines()
+            .position(|l| l.contains("value"))
+            .unwrap() as u32
+            + 1;
+        assert_eq!(stripped.positions.original(line, 1).map(|p| p.0), Some(3));
+    }
 
     #[test]
     fn location_counts_lines_and_characters_from_one() {

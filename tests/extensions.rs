@@ -397,10 +397,7 @@ fn an_untrusted_project_extension_is_listed_but_never_evaluated() {
 fn changing_a_trusted_extensions_helper_file_lapses_its_trust() {
     let sandbox = Sandbox::new();
     project_extensions(&sandbox, &["with_helper.ts", "lib/format.ts"]);
-    assert_eq!(
-        sandbox.run(&["extensions", "trust", "with_helper"]).0,
-        0
-    );
+    assert_eq!(sandbox.run(&["extensions", "trust", "with_helper"]).0, 0);
     assert!(row(&sandbox, "with_helper").contains("loaded (trusted)"));
     sandbox.write(
         ".earshot/extensions/lib/format.ts",
@@ -410,7 +407,10 @@ fn changing_a_trusted_extensions_helper_file_lapses_its_trust() {
     assert!(line.contains("changed since"), "{line}");
     let (code, _, err) = call(&sandbox, "with_helper__shout", r#"{"text":"x"}"#);
     assert_eq!(code, 1);
-    assert!(err.contains("no tool named \"with_helper__shout\""), "{err}");
+    assert!(
+        err.contains("no tool named \"with_helper__shout\""),
+        "{err}"
+    );
 }
 
 #[test]
@@ -447,7 +447,10 @@ fn the_same_name_in_the_user_and_project_folders_uses_the_users_and_reports_both
     assert_eq!(code, 0, "{err}");
     let rows: Vec<&str> = out.lines().filter(|l| l.starts_with("jira ")).collect();
     assert_eq!(rows.len(), 2, "{out}");
-    assert!(rows[0].contains("user") && rows[0].contains("loaded"), "{out}");
+    assert!(
+        rows[0].contains("user") && rows[0].contains("loaded"),
+        "{out}"
+    );
     assert!(
         rows[1].contains("project") && rows[1].contains("shadowed"),
         "{out}"
@@ -482,7 +485,11 @@ fn an_invalid_extension_name_is_reported() {
 fn an_extension_tool_colliding_with_a_component_tool_is_reported_and_neither_loads() {
     let sandbox = Sandbox::new();
     std::fs::create_dir_all(sandbox.config().join("plugins")).unwrap();
-    std::fs::copy(common::HELLO_WASM, sandbox.config().join("plugins/hello.wasm")).unwrap();
+    std::fs::copy(
+        common::HELLO_WASM,
+        sandbox.config().join("plugins/hello.wasm"),
+    )
+    .unwrap();
     std::fs::create_dir_all(sandbox.config().join("extensions")).unwrap();
     std::fs::write(
         sandbox.config().join("extensions/hello.ts"),
@@ -492,8 +499,7 @@ fn an_extension_tool_colliding_with_a_component_tool_is_reported_and_neither_loa
     let (_, tools, warnings) = sandbox.run(&["tools", "list"]);
     assert!(!tools.contains("hello__greet"), "{tools}");
     assert!(
-        warnings.contains("hello__greet is contributed by")
-            && warnings.contains("extension hello"),
+        warnings.contains("hello__greet is contributed by") && warnings.contains("extension hello"),
         "{warnings}"
     );
 }

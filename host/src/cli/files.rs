@@ -3,8 +3,8 @@
 use clap::Subcommand;
 use serde_json::json;
 
-use earshot_host::names::SourceKind;
 use earshot_host::loaders::extensions::{limits_from_settings, load_all};
+use earshot_host::names::SourceKind;
 use earshot_host::sandbox::{
     ComponentCache, SandboxEngine, SandboxLimits, SchemaValidator, ToolComponent,
 };
@@ -120,11 +120,14 @@ fn component_tools(file: &FoundFile) -> Result<Vec<String>, String> {
         .collect())
 }
 
+/// Each extension file's tool names once loaded, or why it did not load.
+type ExtensionTools = Vec<(std::path::PathBuf, Result<Vec<String>, String>)>;
+
 /// The tools of every extension that may load (each on its own thread, all at once), or why it
 /// failed, by path. Untrusted ones are never read into Boa.
 fn extension_tools(
     context: &Context,
-) -> Result<Vec<(std::path::PathBuf, Result<Vec<String>, String>)>, Failure> {
+) -> Result<ExtensionTools, Failure> {
     let validator = SchemaValidator::new(&SandboxEngine::shared(), &ComponentCache::user())
         .map_err(|error| Failure::new(error.to_string()))?;
     let limits = limits_from_settings(&context.settings);
@@ -169,7 +172,10 @@ fn list(context: &Context, kind: SourceKind, as_json: bool) -> CommandResult {
                 }
             }
             if kind == SourceKind::Extension && may_load {
-                match extension_results.iter().find(|(path, _)| *path == file.path) {
+                match extension_results
+                    .iter()
+                    .find(|(path, _)| *path == file.path)
+                {
                     Some((_, Ok(names))) => {
                         tools = names.clone();
                         text = if file.scope.needs_trust() {

@@ -12,7 +12,10 @@ use super::module_loader::ConfinedLoader;
 pub fn describe_error(error: &JsError, loader: &ConfinedLoader, context: &mut Context) -> String {
     let rendered = error.to_string();
     let mut lines = rendered.lines();
-    let mut headline = lines.next().unwrap_or("an error without a message").to_string();
+    let mut headline = lines
+        .next()
+        .unwrap_or("an error without a message")
+        .to_string();
     if let Some(value) = error.as_opaque() {
         headline = describe_thrown(value, context);
     }

@@ -77,15 +77,16 @@ pub fn check_default_export(
             "it has no default export; write `export default { tools: [...] }`".into(),
         ]);
     }
-    let Some(object) = default.as_object().filter(|o| !o.is_callable() && !o.is_array()) else {
+    let Some(object) = default
+        .as_object()
+        .filter(|o| !o.is_callable() && !o.is_array())
+    else {
         return Err(vec![format!(
             "its default export is {}, not an object with a `tools` array",
             describe_value(default, context)
         )]);
     };
-    let tools = object
-        .get(js_string!("tools"), context)
-        .unwrap_or_default();
+    let tools = object.get(js_string!("tools"), context).unwrap_or_default();
     let Some(list) = tools.as_object().filter(|o| o.is_array()) else {
         return Err(vec![format!(
             "its default export has no `tools` array (`tools` is {})",
@@ -127,16 +128,17 @@ fn check_tool(
     item: &JsValue,
     context: &mut Context,
 ) -> Result<CheckedTool, Vec<String>> {
-    let Some(object) = item.as_object().filter(|o| !o.is_callable() && !o.is_array()) else {
+    let Some(object) = item
+        .as_object()
+        .filter(|o| !o.is_callable() && !o.is_array())
+    else {
         return Err(vec![format!(
             "tool {index}: is {}, not an object",
             describe_value(item, context)
         )]);
     };
     let field = |name: &str, context: &mut Context| -> JsValue {
-        object
-            .get(js_string!(name), context)
-            .unwrap_or_default()
+        object.get(js_string!(name), context).unwrap_or_default()
     };
     let mut problems = Vec::new();
     let name_value = field("name", context);
@@ -157,7 +159,9 @@ fn check_tool(
         }
     }
     let description_value = field("description", context);
-    let description = description_value.as_string().map(|s| s.to_std_string_escaped());
+    let description = description_value
+        .as_string()
+        .map(|s| s.to_std_string_escaped());
     if description.is_none() {
         problems.push(format!(
             "{label}: `description` must be a string, found {}",
@@ -172,9 +176,7 @@ fn check_tool(
         match schema_value.to_json(context) {
             Ok(Some(json)) => Some(json.to_string()),
             _ => {
-                problems.push(format!(
-                    "{label}: `inputSchema` cannot be turned into JSON"
-                ));
+                problems.push(format!("{label}: `inputSchema` cannot be turned into JSON"));
                 None
             }
         }

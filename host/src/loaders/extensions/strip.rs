@@ -167,10 +167,7 @@ pub fn location_of(file: &str, source: &str, offset: u32) -> SourceLocation {
 }
 
 fn first_offset(diagnostic: &OxcDiagnostic) -> u32 {
-    diagnostic
-        .labels
-        .first()
-        .map_or(0, |label| label.offset())
+    diagnostic.labels.first().map_or(0, |label| label.offset())
 }
 
 /// Finds the first syntax that has no meaning for Boa once types are gone.
@@ -181,7 +178,11 @@ struct Unsupported {
 
 impl Unsupported {
     fn refuse(&mut self, span: Span, message: &str) {
-        if self.first.as_ref().is_none_or(|(seen, _)| span.start < seen.start) {
+        if self
+            .first
+            .as_ref()
+            .is_none_or(|(seen, _)| span.start < seen.start)
+        {
             self.first = Some((span, message.to_string()));
         }
     }
@@ -239,7 +240,8 @@ mod tests {
 
     #[test]
     fn a_position_in_the_stripped_code_maps_back_to_the_typescript() {
-        let source = "interface A { x: number }\ntype B = string;\nexport const value: number = 1;\n";
+        let source =
+            "interface A { x: number }\ntype B = string;\nexport const value: number = 1;\n";
         let stripped = strip_types(Path::new("m.ts"), source).unwrap();
         let line = stripped
             .code

@@ -169,7 +169,10 @@ impl ExtensionWorker {
         if sent.is_err() {
             let reason = "its JS thread has stopped".to_string();
             self.mark_failed(reason.clone());
-            return Err(format!("extension \"{}\" is unavailable: {reason}", self.name));
+            return Err(format!(
+                "extension \"{}\" is unavailable: {reason}",
+                self.name
+            ));
         }
         match answer.recv_timeout(timeout + STUCK_GRACE) {
             Ok(result) => result,
@@ -202,7 +205,10 @@ fn run_thread(
     let root = match entry.parent().map(std::path::Path::canonicalize) {
         Some(Ok(root)) => root,
         _ => {
-            let _ = loaded.send(Err(format!("cannot open the folder of {}", entry.display())));
+            let _ = loaded.send(Err(format!(
+                "cannot open the folder of {}",
+                entry.display()
+            )));
             return;
         }
     };
@@ -254,10 +260,12 @@ fn load_module(
     context: &mut Context,
     timeout: Duration,
 ) -> Result<Vec<CheckedTool>, String> {
-    let module = loader.load_entry(entry, context).map_err(|failure| match failure {
-        EntryFailure::Strip(error) => error.to_string(),
-        EntryFailure::Js(error) => describe_error(&error, loader, context),
-    })?;
+    let module = loader
+        .load_entry(entry, context)
+        .map_err(|failure| match failure {
+            EntryFailure::Strip(error) => error.to_string(),
+            EntryFailure::Js(error) => describe_error(&error, loader, context),
+        })?;
     let promise = module.load_link_evaluate(context);
     let deadline = Instant::now() + timeout;
     match settle(&promise, jobs, context, deadline) {
@@ -408,7 +416,9 @@ fn interpret_return(value: &JsValue, context: &mut Context) -> ToolOutput {
         let what = describe_value(value, context);
         return wrong(what);
     };
-    let output = object.get(js_string!("output"), context).unwrap_or_default();
+    let output = object
+        .get(js_string!("output"), context)
+        .unwrap_or_default();
     let Some(output) = output.as_string().map(|s| s.to_std_string_escaped()) else {
         let what = format!(
             "an object whose `output` is {}",

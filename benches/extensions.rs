@@ -1,0 +1,270 @@
+//! TypeScript extensions: loading 20 extensions of about 200 lines each (strip, evaluate, check
+//! the shape and compile every input schema), in total and per extension, against Node importing
+//! the same stripped modules and reading their default exports in the same run; and the round
+//! trip of a trivial `execute`, raw (host thread to JS thread and back) and through earshot
+//! (gate, validator sandbox, dispatch).
+//!
+//! `cargo bench -p earshot-host --bench extensions` (needs `node` on PATH for the baseline).
+
+use std::path::{Path, PathBuf};
+use std::rc::Rc;
+use std::time::{Duration, Instant};
+
+use earshot_host::gate::NonInteractivePrompter;
+use earshot_host::host::Host;
+use earshot_host::loaders::extensions::job_loop::JobLoop;
+use earshot_host::loaders::extensions::module_loader::ConfinedLoader;
+use earshot_host::loaders::extensions::runtime::new_context;
+use earshot_host::loaders::extensions::strip::strip_types;
+use earshot_host::loaders::extensions::{ExtensionLimits, ScriptLimits, load_all};
+use earshot_host::sandbox::{ComponentCache, SandboxEngine, SandboxLimits, SchemaValidator};
+use earshot_host::settings::{ProjectPaths, Settings};
+
+const EXTENSIONS: usize = 20;
+
+/// One extension of about 200 lines: types, an enum, a namespace, helpers and five tools.
+fn extension_source(index: usize) -> String {
+    let mut source = format!(
+        "// Generated benchmark extension {index}.\n\
+         interface Item {{ id: number; name: string; tags: string[] }}\n\
+         type Lookup<T> = Record<string, T>;\n\
+         enum Level {{ Low = 1, Mid, High }}\n\
+         namespace Text {{\n  export function pad(value: string, width: number): string {{\n    return value.padStart(width, ' ');\n  }}\n}}\n\
+         class Store {{\n  private items: Item[] = [];\n  constructor(public readonly label: string) {{}}\n  add(item: Item): number {{\n    this.items.push(item);\n    return this.items.length;\n  }}\n  find(id: number): Item | undefined {{\n    return this.items.find((item) => item.id === id);\n  }}\n}}\n\
+         const store = new Store('ext{index}');\n"
+    );
+    for helper in 0..25 {
+        source.push_str(&format!(
+            "function helper{helper}(input: Lookup<string>, level: Level = Level.Mid): string {{\n  const keys = Object.keys(input).sort();\n  const joined = keys.map((key) => `${{key}}=${{input[key]}}`).join(',');\n  return Text.pad(joined, {helper} + level);\n}}\n"
+        ));
+    }
+    source.push_str("export default {\n  tools: [\n");
+    for tool in 0..5 {
+        source.push_str(&format!(
+            "    {{\n      name: 'tool{tool}',\n      description: 'Benchmark tool {tool} of extension {index}',\n      inputSchema: {{ type: 'object', properties: {{ text: {{ type: 'string' }}, count: {{ type: 'integer', minimum: 0 }} }}, required: ['text'] }},\n      readOnly: true,\n      execute(input: {{ text: string; count?: number }}): string {{\n        store.add({{ id: {tool}, name: input.text, tags: [] }});\n        return helper{tool}({{ text: input.text }});\n      }},\n    }},\n"
+        ));
+    }
+    source.push_str("  ],\n};\n");
+    source
+}
+
+fn write_extensions(dir: &Path) -> Vec<PathBuf> {
+    std::fs::create_dir_all(dir).expect("extensions dir");
+    (0..EXTENSIONS)
+        .map(|index| {
+            let path = dir.join(format!("ext{index}.ts"));
+            std::fs::write(&path, extension_source(index)).expect("write extension");
+            path
+        })
+        .collect()
+}
+
+fn settings_for(config: &Path, project: &Path) -> Settings {
+    Settings::load(Some(config), Some(ProjectPaths::new(project.to_path_buf())))
+}
+
+/// Node importing the stripped modules: (time inside Node, whole process including start-up).
+fn node_baseline(files: &[PathBuf], out: &Path) -> Option<(Duration, Duration)> {
+    std::fs::create_dir_all(out).ok()?;
+    let mut imports = Vec::new();
+    for file in files {
+        let source = std::fs::read_to_string(file).ok()?;
+        let stripped = strip_types(file, &source).ok()?;
+        let target = out.join(file.file_stem()?).with_extension("mjs");
+        std::fs::write(&target, stripped.code).ok()?;
+        imports.push(target);
+    }
+    let list = serde_json::to_string(&imports).ok()?;
+    let script = format!(
+        "const files = {list};\n\
+         const start = performance.now();\n\
+         let tools = 0;\n\
+         for (const file of files) {{ const module = await import(file); tools += module.default.tools.length; }}\n\
+         console.log(JSON.stringify({{ ms: performance.now() - start, tools }}));\n"
+    );
+    let script_path = out.join("bench.mjs");
+    std::fs::write(&script_path, script).ok()?;
+    let started = Instant::now();
+    let output = std::process::Command::new("node")
+        .arg(&script_path)
+        .output()
+        .ok()?;
+    let wall = started.elapsed();
+    let answer: serde_json::Value = serde_json::from_slice(&output.stdout).ok()?;
+    Some((
+        Duration::from_secs_f64(answer["ms"].as_f64()? / 1000.0),
+        wall,
+    ))
+}
+
+fn percentile(samples: &mut [Duration], fraction: f64) -> Duration {
+    samples.sort();
+    samples[((samples.len() as f64 - 1.0) * fraction) as usize]
+}
+
+fn main() {
+    if !std::env::args().any(|arg| arg == "--bench") {
+        println!("run with `cargo bench` to measure");
+        return;
+    }
+    let dir = tempfile::tempdir().expect("temp dir");
+    let config = dir.path().join("config");
+    let project = dir.path().join("project");
+    std::fs::create_dir_all(project.join(".earshot")).expect("project");
+    let files = write_extensions(&config.join("extensions"));
+    let lines: usize = files
+        .iter()
+        .map(|f| std::fs::read_to_string(f).unwrap().lines().count())
+        .sum();
+    println!(
+        "{EXTENSIONS} extensions, {} lines each on average",
+        lines / EXTENSIONS
+    );
+
+    let engine = SandboxEngine::shared();
+    let cache = ComponentCache::user();
+    let validator = SchemaValidator::new(&engine, &cache).expect("validator");
+    let settings = settings_for(&config, &project);
+
+    // Strip only, one after another.
+    let mut strip_total = Duration::ZERO;
+    for file in &files {
+        let source = std::fs::read_to_string(file).unwrap();
+        let start = Instant::now();
+        std::hint::black_box(strip_types(file, &source).expect("strips"));
+        strip_total += start.elapsed();
+    }
+
+    // Where a load goes: a fresh context with every global, and the schemas' compilation.
+    let start = Instant::now();
+    for index in 0..EXTENSIONS {
+        let context = new_context(
+            &format!("ext{index}"),
+            Rc::new(JobLoop::default()),
+            Rc::new(ConfinedLoader::new(config.join("extensions"))),
+            ScriptLimits::default(),
+        )
+        .expect("context");
+        std::hint::black_box(context);
+    }
+    let contexts = start.elapsed();
+    let schema = r#"{"type":"object","properties":{"text":{"type":"string"},"count":{"type":"integer","minimum":0}},"required":["text"]}"#;
+    let first = Instant::now();
+    std::hint::black_box(validator.compile(schema).expect("compiles"));
+    let first = first.elapsed();
+    let start = Instant::now();
+    for _ in 0..EXTENSIONS * 5 {
+        std::hint::black_box(validator.compile(schema).expect("compiles"));
+    }
+    let schemas = start.elapsed();
+    println!(
+        "of which: a fresh context with every global {:.2} ms each; compiling 5 input schemas in the validator sandbox {:.2} ms per extension (the first schema of a session {:.1} ms: the validator's lazy start)",
+        contexts.as_secs_f64() * 1e3 / EXTENSIONS as f64,
+        schemas.as_secs_f64() * 1e3 / EXTENSIONS as f64,
+        first.as_secs_f64() * 1e3
+    );
+    // One extension alone, for the cost without 20 threads sharing the cores.
+    let single = dir.path().join("single");
+    let single_files = write_extensions(&single.join("extensions"));
+    for extra in &single_files[1..] {
+        std::fs::remove_file(extra).expect("remove");
+    }
+    let single_settings = settings_for(&single, &project);
+    let mut alone = Vec::new();
+    for _ in 0..10 {
+        let start = Instant::now();
+        let outcomes = load_all(&single_settings, &validator, ExtensionLimits::default());
+        alone.push(start.elapsed());
+        assert_eq!(outcomes.len(), 1);
+    }
+    println!(
+        "one extension loaded alone, median of 10: {:.2} ms",
+        percentile(&mut alone, 0.5).as_secs_f64() * 1e3
+    );
+
+    // The whole load, as a session does it (every extension on its own thread, at once).
+    let mut loads = Vec::new();
+    for _ in 0..5 {
+        let start = Instant::now();
+        let outcomes = load_all(&settings, &validator, ExtensionLimits::default());
+        let elapsed = start.elapsed();
+        assert!(
+            outcomes.iter().all(|o| o.result.is_ok()),
+            "every extension loads"
+        );
+        loads.push(elapsed);
+    }
+    let load = percentile(&mut loads, 0.5);
+    println!(
+        "strip (oxc), sequential: {:.2} ms total, {:.3} ms per extension",
+        strip_total.as_secs_f64() * 1e3,
+        strip_total.as_secs_f64() * 1e3 / EXTENSIONS as f64
+    );
+    println!(
+        "load (strip + evaluate + shape + schemas), median of 5: {:.1} ms total, {:.2} ms per extension",
+        load.as_secs_f64() * 1e3,
+        load.as_secs_f64() * 1e3 / EXTENSIONS as f64
+    );
+    match node_baseline(&files, &dir.path().join("node")) {
+        Some((inside, wall)) => println!(
+            "node importing the same stripped modules: {:.1} ms inside node ({:.2}x earshot/node), {:.1} ms with node's start-up ({:.2}x)",
+            inside.as_secs_f64() * 1e3,
+            load.as_secs_f64() / inside.as_secs_f64(),
+            wall.as_secs_f64() * 1e3,
+            load.as_secs_f64() / wall.as_secs_f64()
+        ),
+        None => println!("node baseline skipped: `node` did not run"),
+    }
+
+    // Execute round trips on one extension.
+    let host = Host::load_with(
+        settings_for(&config, &project),
+        &engine,
+        &cache,
+        SandboxLimits::TOOL_COMPONENT,
+    )
+    .expect("host");
+    let input = r#"{"text":"hello"}"#;
+    for _ in 0..200 {
+        host.call("ext0__tool0", input, &NonInteractivePrompter)
+            .expect("warm-up");
+    }
+    let mut through = Vec::new();
+    for _ in 0..3000 {
+        let start = Instant::now();
+        let output = host
+            .call("ext0__tool0", input, &NonInteractivePrompter)
+            .expect("call");
+        through.push(start.elapsed());
+        std::hint::black_box(output);
+    }
+    let earshot_host::registry::Runner::Extension(worker) =
+        &host.registry().find("ext0__tool1").expect("tool").runner
+    else {
+        panic!("an extension tool");
+    };
+    let value: serde_json::Value = serde_json::from_str(input).unwrap();
+    let mut raw = Vec::new();
+    for _ in 0..3000 {
+        let start = Instant::now();
+        let output = worker.call("tool1", value.clone()).expect("call");
+        raw.push(start.elapsed());
+        std::hint::black_box(output);
+    }
+    let (raw50, raw99) = (percentile(&mut raw, 0.5), percentile(&mut raw, 0.99));
+    let (all50, all99) = (
+        percentile(&mut through, 0.5),
+        percentile(&mut through, 0.99),
+    );
+    println!(
+        "execute round trip, raw (host thread -> JS thread -> back): p50 {:.1} us, p99 {:.1} us",
+        raw50.as_secs_f64() * 1e6,
+        raw99.as_secs_f64() * 1e6
+    );
+    println!(
+        "execute through earshot (gate + validator sandbox + dispatch): p50 {:.1} us, p99 {:.1} us ({:.2}x raw)",
+        all50.as_secs_f64() * 1e6,
+        all99.as_secs_f64() * 1e6,
+        all50.as_secs_f64() / raw50.as_secs_f64()
+    );
+}

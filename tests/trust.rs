@@ -279,7 +279,7 @@ fn an_extensions_trust_covers_the_files_it_imports() {
             .unwrap()
             .to_string()
     };
-    assert_eq!(state(&sandbox), "trusted");
+    assert_eq!(state(&sandbox), "loaded (trusted)");
     // Changing only the imported file lapses the trust.
     sandbox.write(
         ".earshot/extensions/lib/keys.ts",

@@ -125,9 +125,7 @@ type ExtensionTools = Vec<(std::path::PathBuf, Result<Vec<String>, String>)>;
 
 /// The tools of every extension that may load (each on its own thread, all at once), or why it
 /// failed, by path. Untrusted ones are never read into Boa.
-fn extension_tools(
-    context: &Context,
-) -> Result<ExtensionTools, Failure> {
+fn extension_tools(context: &Context) -> Result<ExtensionTools, Failure> {
     let validator = SchemaValidator::new(&SandboxEngine::shared(), &ComponentCache::user())
         .map_err(|error| Failure::new(error.to_string()))?;
     let limits = limits_from_settings(&context.settings);

@@ -83,3 +83,37 @@ fn an_extension_keeps_its_state_between_calls_in_a_session() {
         assert_eq!(output.title.as_deref(), Some("Noted"));
     }
 }
+
+#[test]
+fn a_trusted_extension_whose_files_change_while_it_loads_is_not_used() {
+    let sandbox = Sandbox::new();
+    sandbox.write(
+        ".earshot/extensions/slow.ts",
+        "import { word } from './lib/word.ts';\n\
+         await new Promise((resolve) => setTimeout(resolve, 3000));\n\
+         export default { tools: [{ name: 'say', description: 'x', inputSchema: {}, readOnly: true, execute: () => word }] };\n",
+    );
+    sandbox.write(
+        ".earshot/extensions/lib/word.ts",
+        "export const word: string = 'trusted';\n",
+    );
+    let (code, _, err) = sandbox.run(&["extensions", "trust", "slow"]);
+    assert_eq!(code, 0, "{err}");
+    let project = sandbox.project();
+    let changer = std::thread::spawn(move || {
+        std::thread::sleep(std::time::Duration::from_millis(800));
+        std::fs::write(
+            project.join(".earshot/extensions/lib/word.ts"),
+            "export const word: string = 'swapped';\n",
+        )
+        .unwrap();
+    });
+    let host = host_with(&sandbox, &[], "{}");
+    changer.join().unwrap();
+    assert!(host.registry().find("slow__say").is_none());
+    let problems = host.registry().problems().join("\n");
+    assert!(
+        problems.contains("its files changed while it was loading"),
+        "{problems}"
+    );
+}

@@ -60,9 +60,9 @@ pub fn limits_from_settings(settings: &Settings) -> ExtensionLimits {
     limits
 }
 
-/// An extension that may load (its name is valid and it is the user's own or trusted), before it
-/// is loaded.
-fn admitted(settings: &Settings, file: &FoundFile) -> Result<(), String> {
+/// Whether an extension may load (its name is valid and it is the user's own or trusted), before
+/// it is loaded; the digest its trust was checked against.
+fn admitted(settings: &Settings, file: &FoundFile) -> Result<String, String> {
     if let Some(problem) = &file.name_problem {
         return Err(format!("not loaded: invalid name: {problem}"));
     }
@@ -75,7 +75,7 @@ fn admitted(settings: &Settings, file: &FoundFile) -> Result<(), String> {
         &digest,
     );
     if trust.is_trusted() {
-        Ok(())
+        Ok(digest)
     } else {
         Err(format!(
             "not loaded: {}",
@@ -128,19 +128,23 @@ pub fn load_all(
             });
             continue;
         }
-        if let Err(message) = admitted(settings, &file) {
-            outcomes.push(ExtensionOutcome {
-                file,
-                result: Err(message),
-            });
-            continue;
-        }
+        let digest = match admitted(settings, &file) {
+            Ok(digest) => digest,
+            Err(message) => {
+                outcomes.push(ExtensionOutcome {
+                    file,
+                    result: Err(message),
+                });
+                continue;
+            }
+        };
         let load = ExtensionWorker::spawn(&file.name, file.path.clone(), limits);
-        pending.push((file, load));
+        pending.push((file, digest, load));
     }
-    for (file, load) in pending {
+    for (file, digest, load) in pending {
         let (worker, result) = load.wait(started);
         let result = result
+            .and_then(|tools| unchanged_since_admitted(&file, &digest).map(|()| tools))
             .and_then(|tools| compile_schemas(tools, validator))
             .map(|tools| LoadedExtension { worker, tools })
             .map_err(|reason| {
@@ -184,6 +188,21 @@ pub fn load_extensions(
                 }
             }
         }
+    }
+}
+
+/// A trusted project extension whose files changed between the trust check and the end of its
+/// load ran code nobody trusted: it is refused (its thread is dropped with it).
+fn unchanged_since_admitted(file: &FoundFile, digest: &str) -> Result<(), String> {
+    if !file.scope.needs_trust() {
+        return Ok(());
+    }
+    match extension_digest(&file.path) {
+        Ok(now) if now == digest => Ok(()),
+        _ => Err(format!(
+            "its files changed while it was loading, so it is not used; if the change is yours, run `earshot extensions trust {}` again",
+            file.name
+        )),
     }
 }
 

@@ -9,8 +9,8 @@ use earshot_host::sandbox::{
     ComponentCache, SandboxEngine, SandboxLimits, SchemaValidator, ToolComponent,
 };
 use earshot_host::sources::{
-    FoundFile, Scope, admission, extension_digest, find_component, find_components, find_extension,
-    find_extensions,
+    FoundFile, admission, extension_digest, find_component, find_components, find_extension,
+    find_extensions, is_shadowed,
 };
 use earshot_host::trust::{TrustState, digest_of, record_trust, remove_trust};
 
@@ -151,15 +151,11 @@ fn list(context: &Context, kind: SourceKind, as_json: bool) -> CommandResult {
     } else {
         Vec::new()
     };
-    let user_names: Vec<String> = files
-        .iter()
-        .filter(|f| f.scope == Scope::User)
-        .map(|f| f.name.clone())
-        .collect();
     let rows: Vec<(FoundFile, String, Option<TrustState>, Vec<String>)> = files
-        .into_iter()
+        .iter()
+        .cloned()
         .map(|file| {
-            let shadowed = file.scope == Scope::Project && user_names.contains(&file.name);
+            let shadowed = is_shadowed(&files, &file);
             let (mut text, state) = file_state(context, &file, shadowed);
             let mut tools = Vec::new();
             let may_load = !shadowed && state.as_ref().is_some_and(TrustState::is_trusted);

@@ -8,7 +8,7 @@ use crate::sandbox::{
     ComponentCache, SandboxEngine, SandboxLimits, SchemaValidator, ToolComponent,
 };
 use crate::settings::Settings;
-use crate::sources::{FoundFile, Scope, admission, find_components};
+use crate::sources::{FoundFile, admission, find_components, is_shadowed};
 use crate::trust::digest_of;
 
 /// Loads every component the user may load (their own, and trusted project ones) and
@@ -23,13 +23,8 @@ pub fn load_components(
     registry: &mut ToolRegistry,
 ) {
     let found = find_components(settings);
-    let user_names: Vec<String> = found
-        .iter()
-        .filter(|f| f.scope == Scope::User)
-        .map(|f| f.name.clone())
-        .collect();
     for file in &found {
-        if file.scope == Scope::Project && user_names.contains(&file.name) {
+        if is_shadowed(&found, file) {
             registry.report(
                 SourceKind::Plugin,
                 &file.name,

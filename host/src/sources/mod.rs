@@ -69,6 +69,15 @@ pub struct FoundFile {
     pub name_problem: Option<String>,
 }
 
+/// Whether `file` is a project file that the user's own file of the same name (in `found`)
+/// replaces: the user's is used, and the project's is reported.
+pub fn is_shadowed(found: &[FoundFile], file: &FoundFile) -> bool {
+    file.scope == Scope::Project
+        && found
+            .iter()
+            .any(|other| other.scope == Scope::User && other.name == file.name)
+}
+
 /// Whether a found source may load: not needed for the user's own, else the trust state.
 pub fn admission(
     settings: &Settings,

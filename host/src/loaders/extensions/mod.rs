@@ -28,7 +28,7 @@ use crate::names::{SourceKind, ToolId};
 use crate::registry::{RegisteredTool, Runner, ToolRegistry};
 use crate::sandbox::{CompiledSchema, SchemaValidator};
 use crate::settings::Settings;
-use crate::sources::{FoundFile, Scope, admission, extension_digest, find_extensions};
+use crate::sources::{FoundFile, admission, extension_digest, find_extensions, is_shadowed};
 
 pub use runtime::ScriptLimits;
 pub use worker::{ExtensionLimits, ExtensionWorker};
@@ -108,16 +108,11 @@ pub fn load_all(
     limits: ExtensionLimits,
 ) -> Vec<ExtensionOutcome> {
     let found = find_extensions(settings);
-    let user_names: Vec<String> = found
-        .iter()
-        .filter(|f| f.scope == Scope::User)
-        .map(|f| f.name.clone())
-        .collect();
     let started = Instant::now();
     let mut outcomes = Vec::new();
     let mut pending = Vec::new();
-    for file in found {
-        if file.scope == Scope::Project && user_names.contains(&file.name) {
+    for file in found.iter().cloned() {
+        if is_shadowed(&found, &file) {
             let message = format!(
                 "{} is not loaded: your own extension of the same name is used instead",
                 file.path.display()

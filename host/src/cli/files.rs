@@ -51,12 +51,27 @@ fn found(context: &Context, kind: SourceKind) -> Vec<FoundFile> {
     }
 }
 
-/// The digest a trust record for this file binds to.
-pub(crate) fn file_digest(file: &FoundFile) -> Result<String, String> {
+/// What was read of a file to decide its trust: the digest a trust record binds to, and for a
+/// component the very bytes that were hashed (so what loads is what was checked).
+pub(crate) struct Hashed {
+    /// `sha256:…` of the component, or of the extension's module graph.
+    pub digest: String,
+    /// The component's bytes; `None` for an extension.
+    pub bytes: Option<Vec<u8>>,
+}
+
+/// Reads and hashes a found file.
+pub(crate) fn file_digest(file: &FoundFile) -> Result<Hashed, String> {
     match file.kind {
-        SourceKind::Extension => extension_digest(&file.path),
+        SourceKind::Extension => extension_digest(&file.path).map(|digest| Hashed {
+            digest,
+            bytes: None,
+        }),
         _ => std::fs::read(&file.path)
-            .map(|bytes| digest_of(&bytes))
+            .map(|bytes| Hashed {
+                digest: digest_of(&bytes),
+                bytes: Some(bytes),
+            })
             .map_err(|error| format!("cannot read {}: {error}", file.path.display())),
     }
 }
@@ -66,25 +81,26 @@ pub(crate) fn file_state(
     context: &Context,
     file: &FoundFile,
     shadowed: bool,
-) -> (String, Option<TrustState>) {
+) -> (String, Option<TrustState>, Option<Hashed>) {
     if let Some(problem) = &file.name_problem {
-        return (format!("invalid name: {problem}"), None);
+        return (format!("invalid name: {problem}"), None, None);
     }
     if shadowed {
         return (
             format!("shadowed by the user {} of the same name", file.kind.noun()),
             None,
+            None,
         );
     }
     match file_digest(file) {
-        Err(reason) => (format!("failed: {reason}"), None),
-        Ok(digest) => {
+        Err(reason) => (format!("failed: {reason}"), None, None),
+        Ok(hashed) => {
             let state = admission(
                 &context.settings,
                 file.kind,
                 &file.name,
                 file.scope,
-                &digest,
+                &hashed.digest,
             );
             let text = if state.is_trusted() {
                 if file.scope.needs_trust() {
@@ -95,21 +111,26 @@ pub(crate) fn file_state(
             } else {
                 state.explain(file.kind, &file.name)
             };
-            (text, Some(state))
+            (text, Some(state), Some(hashed))
         }
     }
 }
 
-/// The tools of a component that may load, by loading it (from the compiled-component cache);
-/// an error when it does not load. Never called for anything untrusted.
-fn component_tools(file: &FoundFile) -> Result<Vec<String>, String> {
-    let bytes = std::fs::read(&file.path)
-        .map_err(|error| format!("cannot read {}: {error}", file.path.display()))?;
-    let component = ToolComponent::load(
+/// The tools of a component that may load, by loading the very bytes whose digest was trusted
+/// (from the compiled-component cache); an error when it does not load. Never called for
+/// anything untrusted.
+fn component_tools(file: &FoundFile, hashed: &Hashed) -> Result<Vec<String>, String> {
+    let bytes = hashed.bytes.as_deref().unwrap_or_default();
+    let sha256 = hashed
+        .digest
+        .strip_prefix("sha256:")
+        .unwrap_or(&hashed.digest);
+    let component = ToolComponent::load_with_digest(
         &SandboxEngine::shared(),
         &ComponentCache::user(),
         &file.name,
-        &bytes,
+        bytes,
+        sha256,
         SandboxLimits::TOOL_COMPONENT,
     )
     .map_err(|error| error.to_string())?;
@@ -156,11 +177,11 @@ fn list(context: &Context, kind: SourceKind, as_json: bool) -> CommandResult {
         .cloned()
         .map(|file| {
             let shadowed = is_shadowed(&files, &file);
-            let (mut text, state) = file_state(context, &file, shadowed);
+            let (mut text, state, hashed) = file_state(context, &file, shadowed);
             let mut tools = Vec::new();
             let may_load = !shadowed && state.as_ref().is_some_and(TrustState::is_trusted);
-            if kind == SourceKind::Plugin && may_load {
-                match component_tools(&file) {
+            if let (SourceKind::Plugin, true, Some(hashed)) = (kind, may_load, &hashed) {
+                match component_tools(&file, hashed) {
                     Ok(names) => tools = names,
                     Err(reason) => text = format!("failed: {reason}"),
                 }
@@ -264,7 +285,7 @@ fn trust(context: &Context, kind: SourceKind, name: &str) -> CommandResult {
             file.path.display()
         )));
     }
-    let digest = file_digest(&file).map_err(Failure::new)?;
+    let digest = file_digest(&file).map_err(Failure::new)?.digest;
     record_trust(&context.settings, kind, name, &digest)
         .map_err(|error| Failure::new(error.to_string()))?;
     println!(

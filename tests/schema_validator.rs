@@ -86,8 +86,7 @@ fn a_schema_that_is_not_a_schema_is_refused_with_the_reason() {
     let validator = validator();
     let error = validator
         .compile(r#"{"type": 12}"#)
-        .err()
-        .expect("type must be a string or array");
+        .expect_err("type must be a string or array");
     let SchemaError::Invalid(reason) = &error else {
         panic!("expected invalid schema, got {error:?}")
     };
@@ -101,8 +100,7 @@ fn a_schema_that_is_not_a_schema_is_refused_with_the_reason() {
 
     let error = validator
         .compile(r#"{"type": "object""#)
-        .err()
-        .expect("truncated JSON");
+        .expect_err("truncated JSON");
     assert!(matches!(error, SchemaError::NotJson(_)), "{error:?}");
 }
 
@@ -138,7 +136,7 @@ fn draft_2020_12_is_the_default_and_draft_7_is_chosen_by_dollar_schema() {
 fn a_remote_ref_resolves_only_against_documents_handed_in() {
     let validator = validator();
     let schema = r#"{"$ref": "https://schemas.example.com/name.json"}"#;
-    let error = validator.compile(schema).err().expect("nothing is fetched");
+    let error = validator.compile(schema).expect_err("nothing is fetched");
     assert!(
         error
             .to_string()
@@ -181,7 +179,7 @@ fn after_the_sandbox_fails_earlier_schemas_keep_working() {
 
     // A 64 MiB schema cannot even be copied into a 48 MiB sandbox.
     let huge = format!(r#"{{"description": "{}"}}"#, "x".repeat(64 << 20));
-    let error = validator.compile(&huge).err().expect("over the memory cap");
+    let error = validator.compile(&huge).expect_err("over the memory cap");
     assert!(
         matches!(
             error,
@@ -198,4 +196,42 @@ fn after_the_sandbox_fails_earlier_schemas_keep_working() {
             .is_valid()
     );
     assert!(!validator.validate(&schema, r#"{}"#).expect("ok").is_valid());
+}
+
+#[test]
+fn a_prepared_schema_is_checked_now_and_compiled_on_first_use() {
+    let validator = validator();
+    // Checked at once: a schema that fails its meta-schema is refused by `prepare`, with where.
+    let refused = validator
+        .prepare(r#"{"type": "no-such-type"}"#)
+        .expect_err("refused");
+    assert!(
+        matches!(&refused, SchemaError::Invalid(reason) if reason.contains("no-such-type")),
+        "{refused}"
+    );
+    assert!(matches!(
+        validator.prepare("{not json"),
+        Err(SchemaError::NotJson(_))
+    ));
+    // Compiled on its first validation, with the same verdicts as a compiled schema.
+    let schema = validator.prepare(ISSUE_SCHEMA).expect("checks");
+    assert_eq!(
+        validator.validate(&schema, r#"{"title":"bug"}"#).unwrap(),
+        Verdict::Valid
+    );
+    let Verdict::Invalid(issues) = validator.validate(&schema, r#"{"title":""}"#).unwrap() else {
+        panic!("an empty title is invalid");
+    };
+    assert_eq!(issues[0].instance_path, "/title");
+    // A `$ref` that cannot resolve passes the meta-schema check and is found at first use.
+    let dangling = validator
+        .prepare(r#"{"$ref": "https://example.com/missing.json"}"#)
+        .expect("the meta-schema allows it");
+    let error = validator
+        .validate(&dangling, "{}")
+        .expect_err("cannot compile");
+    assert!(
+        matches!(&error, SchemaError::Invalid(reason) if reason.contains("missing.json")),
+        "{error}"
+    );
 }

@@ -97,7 +97,7 @@ fn load_one(
             continue;
         }
         seen.push(tool.name.clone());
-        let compiled = match validator.compile(&tool.input_schema) {
+        let compiled = match validator.prepare(&tool.input_schema) {
             Ok(compiled) => compiled,
             Err(error) => {
                 registry.report(

@@ -114,6 +114,7 @@ pub struct SchemaValidator {
 }
 
 /// A schema compiled by a [`SchemaValidator`]. Dropping it frees it inside the sandbox.
+#[derive(Debug)]
 pub struct CompiledSchema {
     id: u64,
     owner: Weak<Mutex<Inner>>,
@@ -198,6 +199,45 @@ impl SchemaValidator {
         let resource = compile_in_sandbox(&mut inner.runner, &entry)?;
         entry.compiled_in = Some((inner.runner.generation(), resource));
         inner.entries.insert(id, entry);
+        Ok(CompiledSchema {
+            id,
+            owner: Arc::downgrade(&self.inner),
+        })
+    }
+
+    /// Checks `schema_json` against its meta-schema now and compiles it on its first validation.
+    /// Loaders use this for many tools at once: a check costs microseconds where a compile costs
+    /// milliseconds in the sandbox, and most tools of a session are never called. A `$ref` that
+    /// cannot be resolved shows up at the first validation instead of here.
+    ///
+    /// # Errors
+    /// [`SchemaError::NotJson`] or [`SchemaError::Invalid`] when the schema fails its
+    /// meta-schema; [`SchemaError::Sandbox`] when the sandbox fails.
+    pub fn prepare(&self, schema_json: &str) -> Result<CompiledSchema, SchemaError> {
+        let mut inner = self
+            .inner
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        let checked = inner.runner.call(|world, store| {
+            world
+                .earshot_plugin_validation()
+                .validator()
+                .call_check(store, schema_json)
+        })?;
+        checked.map_err(|error| match error {
+            WitSchemaError::NotJson(reason) => SchemaError::NotJson(reason),
+            WitSchemaError::InvalidSchema(reason) => SchemaError::Invalid(reason),
+        })?;
+        let id = inner.next_id;
+        inner.next_id += 1;
+        inner.entries.insert(
+            id,
+            Entry {
+                schema_json: schema_json.to_string(),
+                remotes: Vec::new(),
+                compiled_in: None,
+            },
+        );
         Ok(CompiledSchema {
             id,
             owner: Arc::downgrade(&self.inner),

@@ -50,6 +50,16 @@ impl GuestValidator for CompiledValidator {
         Ok(Validator::new(CompiledValidator(validator)))
     }
 
+    fn check(schema_json: String) -> Result<(), SchemaError> {
+        let schema: Value = serde_json::from_str(&schema_json)
+            .map_err(|error| SchemaError::NotJson(error.to_string()))?;
+        // `validate_for` keeps one meta-schema validator per draft; `build` (and `meta::validate`)
+        // make a new one on every call on wasm targets (about 2 ms here), which is why a host
+        // checks first and compiles on first use.
+        jsonschema::meta::validate_for::<jsonschema::json::SerdeJson>(&schema)
+            .map_err(|error| SchemaError::InvalidSchema(describe_schema_error(&error)))
+    }
+
     fn validate(&self, instance_json: String) -> ValidationOutcome {
         let instance: Value = match serde_json::from_str(&instance_json) {
             Ok(instance) => instance,

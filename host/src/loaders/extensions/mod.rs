@@ -140,7 +140,7 @@ pub fn load_all(
         let (worker, result) = load.wait(started);
         let result = result
             .and_then(|tools| unchanged_since_admitted(&file, &digest).map(|()| tools))
-            .and_then(|tools| compile_schemas(tools, validator))
+            .and_then(|tools| check_schemas(tools, validator))
             .map(|tools| LoadedExtension { worker, tools })
             .map_err(|reason| {
                 let path = file.path.display().to_string();
@@ -201,16 +201,16 @@ fn unchanged_since_admitted(file: &FoundFile, digest: &str) -> Result<(), String
     }
 }
 
-/// Compiles every tool's input schema in the validator sandbox; any invalid one fails the
-/// extension, naming each.
-fn compile_schemas(
+/// Checks every tool's input schema against its meta-schema in the validator sandbox (each is
+/// compiled on its tool's first call); any invalid one fails the extension, naming each.
+fn check_schemas(
     tools: Vec<shape::ToolSpec>,
     validator: &SchemaValidator,
 ) -> Result<Vec<(shape::ToolSpec, CompiledSchema)>, String> {
     let mut compiled = Vec::new();
     let mut problems = Vec::new();
     for (index, tool) in tools.into_iter().enumerate() {
-        match validator.compile(&tool.input_schema) {
+        match validator.prepare(&tool.input_schema) {
             Ok(schema) => compiled.push((tool, schema)),
             Err(error) => problems.push(format!(
                 "tool {index} (\"{}\"): `inputSchema` is not a valid JSON Schema: {error}",

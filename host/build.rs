@@ -53,6 +53,7 @@ fn main() {
         "wit",
         "guest-sdk",
         "host/guests",
+        "host/terminal-text",
         "fixtures/components",
         "Cargo.lock",
     ] {

@@ -10,11 +10,12 @@ pub fn sanitise_for_terminal(text: &str, max_chars: usize) -> String {
     while let Some(c) = chars.next() {
         let shown = match c {
             '\u{1b}' => {
-                skip_escape(&mut chars);
+                earshot_terminal_text::skip_escape_sequence(&mut chars);
                 continue;
             }
             '\n' | '\t' | '\r' => ' ',
-            '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{200b}'..='\u{200f}' => continue,
+            c if earshot_terminal_text::is_bidi_override(c) => continue,
+            '\u{200b}'..='\u{200f}' => continue,
             c if c.is_control() => continue,
             c => c,
         };
@@ -31,44 +32,7 @@ pub fn sanitise_for_terminal(text: &str, max_chars: usize) -> String {
 /// Removes escape sequences and control characters except newline and tab, keeping the lines:
 /// for multi-line text a tool produced (its output) before it reaches a terminal.
 pub fn strip_for_terminal(text: &str) -> String {
-    let mut clean = String::with_capacity(text.len());
-    let mut chars = text.chars().peekable();
-    while let Some(c) = chars.next() {
-        match c {
-            '\u{1b}' => skip_escape(&mut chars),
-            '\n' | '\t' => clean.push(c),
-            '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' => {}
-            c if c.is_control() => {}
-            c => clean.push(c),
-        }
-    }
-    clean
-}
-
-fn skip_escape(chars: &mut std::iter::Peekable<std::str::Chars<'_>>) {
-    match chars.next() {
-        Some('[') => {
-            for c in chars.by_ref() {
-                if ('\u{40}'..='\u{7e}').contains(&c) {
-                    break;
-                }
-            }
-        }
-        Some(']') => {
-            while let Some(c) = chars.next() {
-                if c == '\u{7}' {
-                    break;
-                }
-                if c == '\u{1b}' {
-                    if chars.peek() == Some(&'\\') {
-                        chars.next();
-                    }
-                    break;
-                }
-            }
-        }
-        _ => {}
-    }
+    earshot_terminal_text::strip_controls(text)
 }
 
 #[cfg(test)]

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 use common::{Sandbox, TIGHT};
 use earshot_host::dispatch::CallError;
-use earshot_host::gate::NonInteractivePrompter;
+use earshot_host::gate::{NonInteractivePrompter, PermissionPrompt, PromptAnswer, Prompter};
 use earshot_host::host::Host;
 use earshot_host::sandbox::SandboxEngine;
 use earshot_host::settings::{ProjectPaths, Settings};
@@ -116,4 +116,44 @@ fn a_trusted_extension_whose_files_change_while_it_loads_is_not_used() {
         problems.contains("its files changed while it was loading"),
         "{problems}"
     );
+}
+
+/// Records what each prompt showed and answers "once".
+#[derive(Default)]
+struct RecordingPrompter(std::sync::Mutex<Vec<(String, String, String, String)>>);
+
+impl Prompter for RecordingPrompter {
+    fn ask(&self, prompt: &PermissionPrompt) -> PromptAnswer {
+        self.0.lock().unwrap().push((
+            prompt.rule_name().to_string(),
+            prompt.target().to_string(),
+            prompt.title().to_string(),
+            prompt.detail().to_string(),
+        ));
+        PromptAnswer::AllowOnce
+    }
+}
+
+#[test]
+fn an_extension_writes_the_prompts_title_and_detail_but_not_its_rule_or_target() {
+    let sandbox = Sandbox::new();
+    let host = host_with(&sandbox, &["writer.ts", "jira.ts"], "{}");
+    let prompter = RecordingPrompter::default();
+    let output = host
+        .call("writer__note", r#"{"text":"buy milk"}"#, &prompter)
+        .expect("allowed once");
+    assert_eq!(output.output, "1 notes");
+    assert_eq!(
+        prompter.0.lock().unwrap().as_slice(),
+        [(
+            "Extension(writer__note)".to_string(),
+            "writer__note".to_string(),
+            "Remember a note".to_string(),
+            "note: buy milk".to_string(),
+        )]
+    );
+    // A read-only tool is not asked about at all.
+    host.call("jira__ticket", r#"{"key":"A-1"}"#, &prompter)
+        .expect("runs");
+    assert_eq!(prompter.0.lock().unwrap().len(), 1);
 }

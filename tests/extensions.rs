@@ -228,6 +228,7 @@ fn every_bad_tool_field_is_named_with_its_tool_and_what_was_found() {
         "tool 5 (\"read_only_string\"): `readOnly` must be a boolean when present, found a string (\"yes\")",
         "tool 6 (\"no_execute\"): `execute` must be a function, found undefined",
         "tool 8 (\"twice\"): the name is used by an earlier tool",
+        "tool 9 (\"describe_string\"): `describe` must be a function when present, found a string (\"x\")",
     ] {
         assert!(line.contains(expected), "missing {expected:?} in {line}");
     }

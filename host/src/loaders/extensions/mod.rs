@@ -31,7 +31,7 @@ use crate::settings::Settings;
 use crate::sources::{FoundFile, admission, extension_digest, find_extensions, is_shadowed};
 
 pub use runtime::ScriptLimits;
-pub use worker::{ExtensionLimits, ExtensionWorker};
+pub use worker::{ExtensionLimits, ExtensionWorker, PromptText};
 
 /// The extension limits the settings ask for (`extensions.loadTimeoutSeconds`,
 /// `extensions.callTimeoutSeconds`, `extensions.loopIterationLimit`), else the defaults.

@@ -18,6 +18,8 @@ pub struct ToolSpec {
     pub input_schema: String,
     /// The extension's read-only claim (honoured for extensions).
     pub read_only: bool,
+    /// Whether it has a `describe(input)` that writes the permission prompt's title and detail.
+    pub describes: bool,
 }
 
 /// A tool that passed the shape check: its description, and the object and function to call.
@@ -28,6 +30,8 @@ pub struct CheckedTool {
     pub object: JsObject,
     /// Its `execute`.
     pub execute: JsFunction,
+    /// Its optional `describe(input)`: the title and detail a permission prompt shows.
+    pub describe: Option<JsFunction>,
 }
 
 /// How a value is described in a report: its type, and the value itself when short.
@@ -209,6 +213,21 @@ fn check_tool(
             describe_value(&execute_value, context)
         ));
     }
+    let describer = field("describe", context);
+    let describe = if describer.is_undefined() {
+        None
+    } else {
+        let function = describer
+            .as_object()
+            .and_then(|o| JsFunction::from_object(o.clone()));
+        if function.is_none() {
+            problems.push(format!(
+                "{label}: `describe` must be a function when present, found {}",
+                describe_value(&describer, context)
+            ));
+        }
+        function
+    };
     match (name, description, schema, execute) {
         (Some(name), Some(description), Some(input_schema), Some(execute))
             if problems.is_empty() =>
@@ -219,9 +238,11 @@ fn check_tool(
                     description,
                     input_schema,
                     read_only,
+                    describes: describe.is_some(),
                 },
                 object: object.clone(),
                 execute,
+                describe,
             })
         }
         _ => Err(problems),

@@ -54,7 +54,25 @@ enum Request {
         deadline: Instant,
         reply: Sender<Result<ToolOutput, String>>,
     },
+    Describe {
+        tool: String,
+        input: serde_json::Value,
+        deadline: Instant,
+        reply: Sender<PromptText>,
+    },
 }
+
+/// What an extension's `describe(input)` wrote for a permission prompt (either may be absent).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PromptText {
+    /// The prompt's title.
+    pub title: Option<String>,
+    /// The prompt's detail.
+    pub detail: Option<String>,
+}
+
+/// How long `describe(input)` may take before the prompt falls back to the host's own text.
+const DESCRIBE_TIMEOUT: Duration = Duration::from_secs(2);
 
 /// A running extension: its thread, and whether it has been given up on.
 pub struct ExtensionWorker {
@@ -62,6 +80,7 @@ pub struct ExtensionWorker {
     requests: Mutex<Sender<Request>>,
     failed: Mutex<Option<String>>,
     limits: ExtensionLimits,
+    describing: Mutex<Vec<String>>,
 }
 
 /// A load in progress: wait on it to get the extension's tools or the reason it failed.
@@ -89,8 +108,17 @@ impl PendingLoad {
                 Err("its JS thread crashed while loading".to_string())
             }
         };
-        if let Err(reason) = &result {
-            self.worker.mark_failed(reason.clone());
+        match &result {
+            Err(reason) => self.worker.mark_failed(reason.clone()),
+            Ok(tools) => {
+                if let Ok(mut describing) = self.worker.describing.lock() {
+                    *describing = tools
+                        .iter()
+                        .filter(|tool| tool.describes)
+                        .map(|tool| tool.name.clone())
+                        .collect();
+                }
+            }
         }
         (self.worker, result)
     }
@@ -106,6 +134,7 @@ impl ExtensionWorker {
             requests: Mutex::new(requests),
             failed: Mutex::new(None),
             limits,
+            describing: Mutex::new(Vec::new()),
         });
         let thread_name = format!("ext-{name}");
         let extension = name.to_string();
@@ -140,6 +169,34 @@ impl ExtensionWorker {
         if let Ok(mut failed) = self.failed.lock() {
             failed.get_or_insert(reason);
         }
+    }
+
+    /// What `tool`'s `describe(input)` writes for a permission prompt; empty when it has none,
+    /// fails, or takes longer than two seconds (the host's own title and detail are used then).
+    pub fn describe(&self, tool: &str, input: serde_json::Value) -> PromptText {
+        let has_describe = self
+            .describing
+            .lock()
+            .map(|names| names.iter().any(|name| name == tool))
+            .unwrap_or(false);
+        if !has_describe || self.failure().is_some() {
+            return PromptText::default();
+        }
+        let (reply, answer) = mpsc::channel();
+        let sent = self.requests.lock().map(|requests| {
+            requests.send(Request::Describe {
+                tool: tool.to_string(),
+                input,
+                deadline: Instant::now() + DESCRIBE_TIMEOUT,
+                reply,
+            })
+        });
+        if !matches!(sent, Ok(Ok(()))) {
+            return PromptText::default();
+        }
+        answer
+            .recv_timeout(DESCRIBE_TIMEOUT + STUCK_GRACE)
+            .unwrap_or_default()
     }
 
     /// Runs `tool`'s `execute` with `input` on the extension's thread.
@@ -248,7 +305,63 @@ fn run_thread(
                 };
                 let _ = reply.send(result);
             }
+            Request::Describe {
+                tool,
+                input,
+                deadline,
+                reply,
+            } => {
+                let text = tools
+                    .iter()
+                    .find(|t| t.spec.name == tool)
+                    .map(|tool| describe_call(tool, &input, &jobs, &mut context, deadline))
+                    .unwrap_or_default();
+                let _ = reply.send(text);
+            }
         }
+    }
+}
+
+/// Runs a tool's `describe(input)`: a string is the title; `{ title?, detail? }` gives both.
+/// Anything else, a throw, or no answer by `deadline` gives nothing.
+fn describe_call(
+    tool: &CheckedTool,
+    input: &serde_json::Value,
+    jobs: &Rc<JobLoop>,
+    context: &mut Context,
+    deadline: Instant,
+) -> PromptText {
+    let Some(describe) = &tool.describe else {
+        return PromptText::default();
+    };
+    let Ok(argument) = JsValue::from_json(input, context) else {
+        return PromptText::default();
+    };
+    let Ok(mut value) = describe.call(&tool.object.clone().into(), &[argument], context) else {
+        return PromptText::default();
+    };
+    if let Some(promise) = value.as_promise() {
+        match settle(&promise, jobs, context, deadline) {
+            Ok(Settled::Fulfilled(settled)) => value = settled,
+            _ => return PromptText::default(),
+        }
+    }
+    let text = |value: JsValue| value.as_string().map(|s| s.to_std_string_escaped());
+    if let Some(title) = text(value.clone()) {
+        return PromptText {
+            title: Some(title),
+            detail: None,
+        };
+    }
+    let Some(object) = value.as_object() else {
+        return PromptText::default();
+    };
+    PromptText {
+        title: object.get(js_string!("title"), context).ok().and_then(text),
+        detail: object
+            .get(js_string!("detail"), context)
+            .ok()
+            .and_then(text),
     }
 }
 

@@ -183,15 +183,17 @@ impl ExtensionWorker {
             return PromptText::default();
         }
         let (reply, answer) = mpsc::channel();
-        let sent = self.requests.lock().map(|requests| {
-            requests.send(Request::Describe {
-                tool: tool.to_string(),
-                input,
-                deadline: Instant::now() + DESCRIBE_TIMEOUT,
-                reply,
-            })
+        let Ok(requests) = self.requests.lock() else {
+            return PromptText::default();
+        };
+        let sent = requests.send(Request::Describe {
+            tool: tool.to_string(),
+            input,
+            deadline: Instant::now() + DESCRIBE_TIMEOUT,
+            reply,
         });
-        if !matches!(sent, Ok(Ok(()))) {
+        drop(requests);
+        if sent.is_err() {
             return PromptText::default();
         }
         answer

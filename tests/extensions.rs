@@ -288,6 +288,17 @@ fn hostile_calls_each_end_in_an_error_pointing_at_the_original_typescript() {
     assert_eq!(code, 1);
     assert!(err.contains("did not settle within 2s"), "{err}");
 
+    // Work that never stops coming (a zero-delay interval, promise reactions that requeue
+    // themselves) still ends at the deadline, as an ordinary timeout, not a stuck thread.
+    for busy in [
+        "hostile_calls__busy_timers",
+        "hostile_calls__busy_microtasks",
+    ] {
+        let (code, _, err) = call(&sandbox, busy, "{}");
+        assert_eq!(code, 1, "{busy}: {err}");
+        assert!(err.contains("did not settle within 2s"), "{busy}: {err}");
+    }
+
     let (code, out, err) = call(&sandbox, "hostile_calls__structured", "{}");
     assert_eq!(code, 4);
     assert_eq!(out.trim(), "partly done");
@@ -522,4 +533,22 @@ fn one_extension_cannot_see_anothers_globals() {
     .unwrap();
     let (code, out, err) = call(&sandbox, "peek__look", "{}");
     assert_eq!((code, out.trim()), (0, "leaked is undefined"), "{err}");
+}
+
+#[test]
+fn a_tools_array_with_billions_of_entries_is_refused_without_walking_it() {
+    let sandbox = Sandbox::new();
+    std::fs::create_dir_all(sandbox.config().join("extensions")).unwrap();
+    std::fs::write(
+        sandbox.config().join("extensions/huge.ts"),
+        "const tools: unknown[] = [];\ntools.length = 2 ** 32 - 1;\nexport default { tools };\n",
+    )
+    .unwrap();
+    let line = state(&sandbox, "huge");
+    assert!(
+        line.contains(
+            "its `tools` array has 4294967295 entries; an extension may have at most 256"
+        ),
+        "{line}"
+    );
 }

@@ -36,6 +36,8 @@ fn client() -> &'static reqwest::Client {
         let _ = runtime();
         reqwest::Client::builder()
             .user_agent(concat!("earshot/", env!("CARGO_PKG_VERSION")))
+            .connect_timeout(std::time::Duration::from_secs(30))
+            .timeout(std::time::Duration::from_secs(300))
             .build()
             .expect("the HTTP client builds")
     })
@@ -67,10 +69,13 @@ impl Fetcher for BackgroundFetcher {
         let body = request.body().clone();
         let (sender, receiver) = tokio::sync::oneshot::channel();
         let target = url.clone();
-        runtime().spawn(async move {
+        let task = runtime().spawn(async move {
             let result = send(method, &target, headers, body).await;
             let _ = sender.send(result);
         });
+        // A call that ends (or times out) before the answer arrives drops this future: the
+        // request is cancelled with it instead of running on in the background.
+        let _cancel_on_drop = AbortOnDrop(task.abort_handle());
         let fetched = receiver
             .await
             .map_err(|_| JsError::from_rust(Failed("the request was dropped".into())))?
@@ -119,6 +124,15 @@ async fn send(
         headers,
         body,
     })
+}
+
+/// Aborts the request's task when the JS side stops waiting for it.
+struct AbortOnDrop(tokio::task::AbortHandle);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
 }
 
 /// A fetch that failed before a response arrived (as `TypeError: Failed to fetch` would).

@@ -85,7 +85,8 @@ impl JobExecutor for JobLoop {
 
     /// Runs what is runnable now (microtasks and due timers), without waiting.
     fn run_jobs(self: Rc<Self>, context: &mut Context) -> JsResult<()> {
-        self.drive(context, &|| true, Instant::now()).map(|_| ())
+        self.drive(context, &|| true, Instant::now() + Duration::from_secs(1))
+            .map(|_| ())
     }
 }
 
@@ -121,9 +122,14 @@ impl JobLoop {
         let mut task_context = TaskContext::from_waker(&waker);
         let mut pending: Vec<PendingFuture<'_>> = Vec::new();
         loop {
-            self.run_microtasks(&cell)?;
+            let finished = self.run_microtasks(&cell, deadline)?;
             if settled() {
                 return Ok(Drive::Settled);
+            }
+            // Checked on every turn, so a stream of zero-delay timers or self-requeuing promise
+            // reactions ends at the deadline instead of spinning forever.
+            if !finished || Instant::now() >= deadline {
+                return Ok(Drive::DeadlinePassed);
             }
             let started: Vec<NativeAsyncJob> = self.async_jobs.borrow_mut().drain(..).collect();
             for job in started {
@@ -174,9 +180,15 @@ impl JobLoop {
             || !self.async_jobs.borrow().is_empty()
     }
 
-    /// Runs promise reactions and generic jobs until none are left.
-    fn run_microtasks(&self, cell: &RefCell<&mut Context>) -> JsResult<()> {
+    /// Runs promise reactions and generic jobs until none are left (true), or until `deadline`
+    /// passes while they keep coming (false).
+    fn run_microtasks(&self, cell: &RefCell<&mut Context>, deadline: Instant) -> JsResult<bool> {
+        let mut ran: u32 = 0;
         loop {
+            ran = ran.wrapping_add(1);
+            if ran.is_multiple_of(1024) && Instant::now() >= deadline {
+                return Ok(false);
+            }
             let job = self.promise_jobs.borrow_mut().pop_front();
             if let Some(job) = job {
                 job.call(&mut cell.borrow_mut())?;
@@ -188,7 +200,7 @@ impl JobLoop {
                 continue;
             }
             cell.borrow_mut().clear_kept_objects();
-            return Ok(());
+            return Ok(true);
         }
     }
 

@@ -42,7 +42,8 @@ pub fn limits_from_settings(settings: &Settings) -> ExtensionLimits {
             .tunable("extensions", key)
             .and_then(serde_json::Value::as_f64)
             .filter(|value| *value > 0.0 && value.is_finite())
-            .map(Duration::from_secs_f64)
+            // At most a day: a cloned repository's settings must not be able to overflow a clock.
+            .map(|value| Duration::from_secs_f64(value.min(86_400.0)))
     };
     if let Some(timeout) = seconds("loadTimeoutSeconds") {
         limits.load_timeout = timeout;

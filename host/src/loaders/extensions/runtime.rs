@@ -96,7 +96,9 @@ pub fn new_context(
         None,
         &mut context,
     )?;
-    let env: serde_json::Map<String, serde_json::Value> = std::env::vars()
+    // `vars_os`: one variable that is not UTF-8 must not stop every extension from loading.
+    let env: serde_json::Map<String, serde_json::Value> = std::env::vars_os()
+        .filter_map(|(key, value)| Some((key.into_string().ok()?, value.into_string().ok()?)))
         .map(|(key, value)| (key, serde_json::Value::String(value)))
         .collect();
     let script = format!(

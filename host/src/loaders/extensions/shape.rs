@@ -7,6 +7,10 @@ use boa_engine::{Context, JsObject, JsValue, js_string};
 
 use crate::names::check_tool_name;
 
+/// The most tools one extension may contribute (a `tools.length` of 2^32 - 1 must not make the
+/// host walk four billion entries).
+pub const MAX_TOOLS: u32 = 256;
+
 /// A tool as the host registers it (everything but the function, which stays on its thread).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ToolSpec {
@@ -101,7 +105,13 @@ pub fn check_default_export(
         .get(js_string!("length"), context)
         .ok()
         .and_then(|v| v.as_number())
-        .unwrap_or(0.0) as u32;
+        .unwrap_or(0.0);
+    if length > f64::from(MAX_TOOLS) {
+        return Err(vec![format!(
+            "its `tools` array has {length} entries; an extension may have at most {MAX_TOOLS}"
+        )]);
+    }
+    let length = length as u32;
     let mut problems = Vec::new();
     let mut checked: Vec<CheckedTool> = Vec::new();
     for index in 0..length {

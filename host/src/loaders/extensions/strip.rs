@@ -209,7 +209,14 @@ impl<'a> Visit<'a> for Unsupported {
     }
 
     fn visit_import_expression(&mut self, it: &ImportExpression<'a>) {
-        if !matches!(it.source, Expression::StringLiteral(_)) {
+        if let Expression::StringLiteral(literal) = &it.source
+            && literal.raw.is_some_and(|raw| raw.contains('\\'))
+        {
+            self.refuse(
+                it.span,
+                "`import()` of a specifier with escape sequences is not supported: write the path plainly",
+            );
+        } else if !matches!(it.source, Expression::StringLiteral(_)) {
             self.refuse(
                 it.span,
                 "`import()` of a computed specifier is not supported: a trust record can only cover files named in the source; write the path as a string literal",
@@ -236,6 +243,9 @@ mod tests {
         assert_eq!((error.location.line, error.location.column), (2, 22));
         assert!(error.message.contains("computed specifier"), "{error}");
         assert!(strip_types(Path::new("ok.ts"), "export default await import('./a.ts');").is_ok());
+        // An escaped specifier names another file than its text shows to the trust digest.
+        let escaped = strip_types(Path::new("esc.ts"), "await import('./\\x61.ts');").unwrap_err();
+        assert!(escaped.message.contains("escape sequences"), "{escaped}");
     }
 
     #[test]

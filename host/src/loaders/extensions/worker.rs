@@ -23,6 +23,13 @@ use super::module_loader::{ConfinedLoader, EntryFailure};
 use super::runtime::{ScriptLimits, new_context};
 use super::shape::{CheckedTool, ToolSpec, check_default_export, describe_value};
 
+/// `now + timeout`, or a day from now when that would overflow.
+fn deadline_after(timeout: Duration) -> Instant {
+    let now = Instant::now();
+    now.checked_add(timeout)
+        .unwrap_or_else(|| now + Duration::from_secs(86_400))
+}
+
 /// How long the host waits past a deadline for the thread to answer before calling it stuck.
 const STUCK_GRACE: Duration = Duration::from_secs(2);
 
@@ -222,7 +229,7 @@ impl ExtensionWorker {
             .send(Request::Call {
                 tool: tool.to_string(),
                 input,
-                deadline: Instant::now() + timeout,
+                deadline: deadline_after(timeout),
                 reply,
             });
         if sent.is_err() {
@@ -382,7 +389,7 @@ fn load_module(
             EntryFailure::Js(error) => describe_error(&error, loader, context),
         })?;
     let promise = module.load_link_evaluate(context);
-    let deadline = Instant::now() + timeout;
+    let deadline = deadline_after(timeout);
     match settle(&promise, jobs, context, deadline) {
         Ok(Settled::Fulfilled(_)) => {}
         Ok(Settled::Rejected(error)) | Err(error) => {

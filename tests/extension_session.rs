@@ -85,12 +85,12 @@ fn an_extension_keeps_its_state_between_calls_in_a_session() {
 }
 
 #[test]
-fn a_trusted_extension_whose_files_change_while_it_loads_is_not_used() {
+fn a_trusted_extension_runs_the_files_that_were_trusted_even_if_one_changes_while_it_loads() {
     let sandbox = Sandbox::new();
     sandbox.write(
         ".earshot/extensions/slow.ts",
-        "import { word } from './lib/word.ts';\n\
-         await new Promise((resolve) => setTimeout(resolve, 3000));\n\
+        "await new Promise((resolve) => setTimeout(resolve, 3000));\n\
+         const { word } = await import('./lib/word.ts');\n\
          export default { tools: [{ name: 'say', description: 'x', inputSchema: {}, readOnly: true, execute: () => word }] };\n",
     );
     sandbox.write(
@@ -100,6 +100,7 @@ fn a_trusted_extension_whose_files_change_while_it_loads_is_not_used() {
     let (code, _, err) = sandbox.run(&["extensions", "trust", "slow"]);
     assert_eq!(code, 0, "{err}");
     let project = sandbox.project();
+    // The helper is swapped while the extension's top level waits, before it imports the helper.
     let changer = std::thread::spawn(move || {
         std::thread::sleep(std::time::Duration::from_millis(800));
         std::fs::write(
@@ -110,12 +111,13 @@ fn a_trusted_extension_whose_files_change_while_it_loads_is_not_used() {
     });
     let host = host_with(&sandbox, &[], "{}");
     changer.join().unwrap();
-    assert!(host.registry().find("slow__say").is_none());
-    let problems = host.registry().problems().join("\n");
-    assert!(
-        problems.contains("its files changed while it was loading"),
-        "{problems}"
-    );
+    let output = host
+        .call("slow__say", "{}", &NonInteractivePrompter)
+        .expect("loads from what was trusted");
+    assert_eq!(output.output, "trusted");
+    // The next session sees the change, and the trust has lapsed.
+    let again = host_with(&sandbox, &[], "{}");
+    assert!(again.registry().find("slow__say").is_none());
 }
 
 /// Records what each prompt showed and answers "once".

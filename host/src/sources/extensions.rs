@@ -55,6 +55,26 @@ pub fn find_extension(settings: &Settings, name: &str) -> Option<FoundFile> {
 /// # Errors
 /// A description when the entry file cannot be read.
 pub fn extension_digest(entry: &Path) -> Result<String, String> {
+    extension_snapshot(entry).map(|snapshot| snapshot.digest)
+}
+
+/// An extension's module graph as read once: its digest, and the bytes of every file it covers
+/// (by canonical path). The loader runs exactly these bytes, so what runs is what was trusted,
+/// even if a file changes on disk meanwhile.
+#[derive(Debug, Clone)]
+pub struct ExtensionSnapshot {
+    /// What a trust record binds to (as [`extension_digest`]).
+    pub digest: String,
+    /// Every file of the graph, by canonical path.
+    pub files: std::collections::HashMap<PathBuf, Vec<u8>>,
+}
+
+/// Reads an extension's module graph once; see [`ExtensionSnapshot`].
+///
+/// # Errors
+/// A description when a file of the graph cannot be read.
+pub fn extension_snapshot(entry: &Path) -> Result<ExtensionSnapshot, String> {
+    let mut files = std::collections::HashMap::new();
     let root = entry
         .parent()
         .ok_or_else(|| format!("{} has no folder", entry.display()))?
@@ -73,7 +93,10 @@ pub fn extension_digest(entry: &Path) -> Result<String, String> {
         let bytes = std::fs::read(&file)
             .map_err(|error| format!("cannot read {}: {error}", file.display()))?;
         seen.insert(relative, hex::encode(Sha256::digest(&bytes)));
-        let source = String::from_utf8_lossy(&bytes);
+        let source = String::from_utf8_lossy(&bytes).into_owned();
+        if let Ok(canonical) = file.canonicalize() {
+            files.insert(canonical, bytes);
+        }
         for specifier in imports_of(&file, &source) {
             match resolve(&root, &file, &specifier) {
                 Some(target) => pending.push(target),
@@ -90,7 +113,10 @@ pub fn extension_digest(entry: &Path) -> Result<String, String> {
         hasher.update(digest.as_bytes());
         hasher.update([b'\n']);
     }
-    Ok(format!("sha256:{}", hex::encode(hasher.finalize())))
+    Ok(ExtensionSnapshot {
+        digest: format!("sha256:{}", hex::encode(hasher.finalize())),
+        files,
+    })
 }
 
 /// The relative module specifiers `source` imports or re-exports (static, and dynamic imports

@@ -8,7 +8,10 @@ mod components;
 mod extensions;
 
 pub use components::{find_component, find_components};
-pub use extensions::{EXTENSION_SUFFIXES, extension_digest, find_extension, find_extensions};
+pub use extensions::{
+    EXTENSION_SUFFIXES, ExtensionSnapshot, extension_digest, extension_snapshot, find_extension,
+    find_extensions,
+};
 
 use std::path::{Path, PathBuf};
 

@@ -95,23 +95,21 @@ impl TrustKey {
         std::fs::create_dir_all(config_dir).map_err(|error| cannot(error.to_string()))?;
         let mut bytes = [0u8; 32];
         getrandom::fill(&mut bytes).map_err(|error| cannot(error.to_string()))?;
-        let mut options = std::fs::OpenOptions::new();
-        options.write(true).create_new(true);
-        #[cfg(unix)]
-        std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
-        match options.open(&path) {
-            Ok(mut file) => {
-                file.write_all(hex::encode(bytes).as_bytes())
-                    .and_then(|()| file.sync_all())
-                    .map_err(|error| cannot(error.to_string()))?;
-                Ok(TrustKey { bytes })
-            }
+        // Written whole to a private temp file (mode 0600), then linked into place only if no key
+        // exists yet: a concurrent earshot never reads a half-written key.
+        let mut temp = tempfile::NamedTempFile::new_in(config_dir)
+            .map_err(|error| cannot(error.to_string()))?;
+        temp.write_all(hex::encode(bytes).as_bytes())
+            .and_then(|()| temp.as_file().sync_all())
+            .map_err(|error| cannot(error.to_string()))?;
+        match temp.persist_noclobber(&path) {
+            Ok(_) => Ok(TrustKey { bytes }),
             // Another earshot created it first: use theirs.
-            Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => {
+            Err(error) if error.error.kind() == std::io::ErrorKind::AlreadyExists => {
                 TrustKey::load(config_dir)?
                     .ok_or_else(|| cannot("it vanished while being created".into()))
             }
-            Err(error) => Err(cannot(error.to_string())),
+            Err(error) => Err(cannot(error.error.to_string())),
         }
     }
 

@@ -28,7 +28,9 @@ use crate::names::{SourceKind, ToolId};
 use crate::registry::{RegisteredTool, Runner, ToolRegistry};
 use crate::sandbox::{CompiledSchema, SchemaValidator};
 use crate::settings::Settings;
-use crate::sources::{FoundFile, admission, extension_digest, find_extensions, is_shadowed};
+use crate::sources::{
+    ExtensionSnapshot, FoundFile, admission, extension_snapshot, find_extensions, is_shadowed,
+};
 
 pub use runtime::ScriptLimits;
 pub use worker::{ExtensionLimits, ExtensionWorker, PromptText};
@@ -63,20 +65,20 @@ pub fn limits_from_settings(settings: &Settings) -> ExtensionLimits {
 
 /// Whether an extension may load (its name is valid and it is the user's own or trusted), before
 /// it is loaded; the digest its trust was checked against.
-fn admitted(settings: &Settings, file: &FoundFile) -> Result<String, String> {
+fn admitted(settings: &Settings, file: &FoundFile) -> Result<ExtensionSnapshot, String> {
     if let Some(problem) = &file.name_problem {
         return Err(format!("not loaded: invalid name: {problem}"));
     }
-    let digest = extension_digest(&file.path)?;
+    let snapshot = extension_snapshot(&file.path)?;
     let trust = admission(
         settings,
         SourceKind::Extension,
         &file.name,
         file.scope,
-        &digest,
+        &snapshot.digest,
     );
     if trust.is_trusted() {
-        Ok(digest)
+        Ok(snapshot)
     } else {
         Err(format!(
             "not loaded: {}",
@@ -124,8 +126,8 @@ pub fn load_all(
             });
             continue;
         }
-        let digest = match admitted(settings, &file) {
-            Ok(digest) => digest,
+        let snapshot = match admitted(settings, &file) {
+            Ok(snapshot) => snapshot,
             Err(message) => {
                 outcomes.push(ExtensionOutcome {
                     file,
@@ -134,13 +136,12 @@ pub fn load_all(
                 continue;
             }
         };
-        let load = ExtensionWorker::spawn(&file.name, file.path.clone(), limits);
-        pending.push((file, digest, load));
+        let load = ExtensionWorker::spawn(&file.name, file.path.clone(), snapshot.files, limits);
+        pending.push((file, load));
     }
-    for (file, digest, load) in pending {
+    for (file, load) in pending {
         let (worker, result) = load.wait(started);
         let result = result
-            .and_then(|tools| unchanged_since_admitted(&file, &digest).map(|()| tools))
             .and_then(|tools| check_schemas(tools, validator))
             .map(|tools| LoadedExtension { worker, tools })
             .map_err(|reason| {
@@ -184,21 +185,6 @@ pub fn load_extensions(
                 }
             }
         }
-    }
-}
-
-/// A trusted project extension whose files changed between the trust check and the end of its
-/// load ran code nobody trusted: it is refused (its thread is dropped with it).
-fn unchanged_since_admitted(file: &FoundFile, digest: &str) -> Result<(), String> {
-    if !file.scope.needs_trust() {
-        return Ok(());
-    }
-    match extension_digest(&file.path) {
-        Ok(now) if now == digest => Ok(()),
-        _ => Err(format!(
-            "its files changed while it was loading, so it is not used; if the change is yours, run `earshot extensions trust {}` again",
-            file.name
-        )),
     }
 }
 

@@ -27,15 +27,30 @@ const TRIED_SUFFIXES: &[&str] = &["ts", "mts", "js", "mjs"];
 /// one's positions back to its original text.
 pub struct ConfinedLoader {
     root: PathBuf,
+    /// The bytes of every file the extension may run, by canonical path, read once when its trust
+    /// was checked; `None` reads from disk (benchmarks and tests of the loader alone).
+    snapshot: Option<HashMap<PathBuf, Vec<u8>>>,
     modules: RefCell<HashMap<PathBuf, Module>>,
     positions: RefCell<HashMap<String, PositionMap>>,
 }
 
 impl ConfinedLoader {
-    /// A loader for files under `root` (the extension's folder, canonical).
+    /// A loader for files under `root` (the extension's folder, canonical), read from disk.
     pub fn new(root: PathBuf) -> ConfinedLoader {
         ConfinedLoader {
             root,
+            snapshot: None,
+            modules: RefCell::new(HashMap::new()),
+            positions: RefCell::new(HashMap::new()),
+        }
+    }
+
+    /// A loader that runs only the files of `snapshot` (by canonical path): a file the trust
+    /// check did not read is refused, and a file changed on disk since runs as it was read.
+    pub fn from_snapshot(root: PathBuf, snapshot: HashMap<PathBuf, Vec<u8>>) -> ConfinedLoader {
+        ConfinedLoader {
+            root,
+            snapshot: Some(snapshot),
             modules: RefCell::new(HashMap::new()),
             positions: RefCell::new(HashMap::new()),
         }
@@ -46,12 +61,8 @@ impl ConfinedLoader {
     /// # Errors
     /// An [`EntryFailure`]: its TypeScript is refused at file:line:col, or Boa rejects it.
     pub fn load_entry(&self, path: &Path, context: &mut Context) -> Result<Module, EntryFailure> {
-        let text = std::fs::read_to_string(path).map_err(|error| {
-            EntryFailure::Js(
-                JsNativeError::error()
-                    .with_message(format!("cannot read {}: {error}", path.display()))
-                    .into(),
-            )
+        let text = self.read(path).map_err(|message| {
+            EntryFailure::Js(JsNativeError::error().with_message(message).into())
         })?;
         let stripped = strip_types(path, &text).map_err(EntryFailure::Strip)?;
         self.parse_stripped(path, stripped, context)
@@ -66,9 +77,9 @@ impl ConfinedLoader {
         if let Some(module) = self.modules.borrow().get(path) {
             return Ok(module.clone());
         }
-        let text = std::fs::read_to_string(path).map_err(|error| {
-            JsNativeError::error().with_message(format!("cannot read {}: {error}", path.display()))
-        })?;
+        let text = self
+            .read(path)
+            .map_err(|message| JsNativeError::error().with_message(message))?;
         let stripped = strip_types(path, &text)
             .map_err(|error| JsNativeError::syntax().with_message(error.to_string()))?;
         self.parse_stripped(path, stripped, context)
@@ -92,6 +103,27 @@ impl ConfinedLoader {
             .borrow_mut()
             .insert(path.to_path_buf(), module.clone());
         Ok(module)
+    }
+
+    /// The text of `path`: from the snapshot when there is one (refusing what it does not hold),
+    /// else from disk.
+    fn read(&self, path: &Path) -> Result<String, String> {
+        match &self.snapshot {
+            None => std::fs::read_to_string(path)
+                .map_err(|error| format!("cannot read {}: {error}", path.display())),
+            Some(files) => {
+                let canonical = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
+                let bytes = files.get(&canonical).ok_or_else(|| {
+                    format!(
+                        "{} is not part of what was trusted (only files the extension imports by a \
+                         literal path are); import it with a plain relative path",
+                        path.display()
+                    )
+                })?;
+                String::from_utf8(bytes.clone())
+                    .map_err(|_| format!("{} is not UTF-8 text", path.display()))
+            }
+        }
     }
 
     /// The original position of a generated 1-based (line, column) in `file`.

@@ -5,6 +5,7 @@
 //! (stuck in synchronous code the loop limit cannot see) is marked failed, and every later call
 //! to the extension fails at once with that reason.
 
+use std::collections::HashMap;
 use std::path::PathBuf;
 use std::rc::Rc;
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
@@ -132,8 +133,14 @@ impl PendingLoad {
 }
 
 impl ExtensionWorker {
-    /// Starts the thread of extension `name` and begins loading `entry` on it.
-    pub fn spawn(name: &str, entry: PathBuf, limits: ExtensionLimits) -> PendingLoad {
+    /// Starts the thread of extension `name` and begins loading `entry` on it, running only the
+    /// files of `snapshot` (what its trust was checked against).
+    pub fn spawn(
+        name: &str,
+        entry: PathBuf,
+        snapshot: HashMap<PathBuf, Vec<u8>>,
+        limits: ExtensionLimits,
+    ) -> PendingLoad {
         let (requests, incoming) = mpsc::channel::<Request>();
         let (loaded_sender, loaded) = mpsc::channel();
         let worker = Arc::new(ExtensionWorker {
@@ -150,7 +157,7 @@ impl ExtensionWorker {
             .stack_size(16 * 1024 * 1024)
             .spawn(move || {
                 let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                    run_thread(&extension, entry, limits, &loaded_sender, incoming);
+                    run_thread(&extension, entry, snapshot, limits, &loaded_sender, incoming);
                 }));
                 if outcome.is_err() {
                     tracing::error!(target: "earshot::extension", extension = %extension, "the JS thread panicked");
@@ -264,6 +271,7 @@ impl ExtensionWorker {
 fn run_thread(
     extension: &str,
     entry: PathBuf,
+    snapshot: HashMap<PathBuf, Vec<u8>>,
     limits: ExtensionLimits,
     loaded: &Sender<Result<Vec<ToolSpec>, String>>,
     incoming: Receiver<Request>,
@@ -278,7 +286,7 @@ fn run_thread(
             return;
         }
     };
-    let loader = Rc::new(ConfinedLoader::new(root));
+    let loader = Rc::new(ConfinedLoader::from_snapshot(root, snapshot));
     let jobs = Rc::new(JobLoop::default());
     let mut context = match new_context(extension, jobs.clone(), loader.clone(), limits.script) {
         Ok(context) => context,

@@ -88,6 +88,18 @@ fn the_input_is_validated_against_the_input_schema_before_execute() {
 }
 
 #[test]
+fn relative_imports_work_when_the_extensions_folder_is_a_link() {
+    let sandbox = Sandbox::new();
+    let real = sandbox.dir.path().join("real-extensions");
+    std::fs::create_dir_all(real.join("lib")).unwrap();
+    std::fs::copy(fixture("with_helper.ts"), real.join("with_helper.ts")).unwrap();
+    std::fs::copy(fixture("lib/format.ts"), real.join("lib/format.ts")).unwrap();
+    std::os::unix::fs::symlink(&real, sandbox.config().join("extensions")).unwrap();
+    let (code, out, err) = call(&sandbox, "with_helper__shout", r#"{"text":"hi"}"#);
+    assert_eq!((code, out.trim()), (0, "HI!"), "{err}");
+}
+
+#[test]
 fn a_helper_file_in_the_extensions_folder_is_imported_and_stripped() {
     let sandbox = Sandbox::new();
     user_extensions(&sandbox, &["with_helper.ts", "lib/format.ts"]);

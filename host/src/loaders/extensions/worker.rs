@@ -276,15 +276,18 @@ fn run_thread(
     loaded: &Sender<Result<Vec<ToolSpec>, String>>,
     incoming: Receiver<Request>,
 ) {
-    let root = match entry.parent().map(std::path::Path::canonicalize) {
-        Some(Ok(root)) => root,
-        _ => {
-            let _ = loaded.send(Err(format!(
-                "cannot open the folder of {}",
-                entry.display()
-            )));
+    // Canonical, like the root: a linked extensions folder must not make every relative import
+    // look as if it left the folder.
+    let entry = match entry.canonicalize() {
+        Ok(entry) => entry,
+        Err(error) => {
+            let _ = loaded.send(Err(format!("cannot open {}: {error}", entry.display())));
             return;
         }
+    };
+    let Some(root) = entry.parent().map(std::path::Path::to_path_buf) else {
+        let _ = loaded.send(Err(format!("{} has no folder", entry.display())));
+        return;
     };
     let loader = Rc::new(ConfinedLoader::from_snapshot(root, snapshot));
     let jobs = Rc::new(JobLoop::default());

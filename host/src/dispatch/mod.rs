@@ -1,7 +1,7 @@
 //! Dispatch: the only code that runs a tool. Gate first, then the input is validated in the
 //! validator sandbox, then the tool runs.
 
-use crate::gate::{Effect, Gate, Outcome, Prompter, ToolRequest, sanitise_for_terminal};
+use crate::gate::{Gate, Outcome, Prompter, ToolRequest, sanitise_for_terminal};
 use crate::registry::{Runner, ToolRegistry};
 use crate::sandbox::{SchemaValidator, ValidationIssue, Verdict};
 
@@ -54,30 +54,27 @@ pub fn call_tool(
     let tool = registry
         .find(name)
         .ok_or_else(|| CallError::UnknownTool(name.to_string()))?;
-    let mut title = tool.description.clone();
-    let mut detail = format!("input: {}", sanitise_for_terminal(input_json, 800));
-    let plain = ToolRequest {
+    let request = ToolRequest {
         tool: &tool.id,
         read_only: tool.read_only,
         title: None,
         detail: None,
     };
-    // An extension may write the prompt's title and detail (never the rule name or target);
-    // its `describe` runs only when the gate is going to ask.
-    if let Runner::Extension(worker) = &tool.runner
-        && gate.decide(&plain).effect == Effect::Ask
-        && let Ok(input) = serde_json::from_str(input_json)
-    {
-        let written = worker.describe(tool.id.tool(), input);
-        title = written.title.unwrap_or(title);
-        detail = written.detail.unwrap_or(detail);
-    }
-    let request = ToolRequest {
-        title: Some(&title),
-        detail: Some(&detail),
-        ..plain
+    // The host's own title and detail, unless an extension's `describe` writes them (it may not
+    // write the rule name or target); computed only when the gate asks.
+    let prompt_text = || {
+        let mut title = tool.description.clone();
+        let mut detail = format!("input: {}", sanitise_for_terminal(input_json, 800));
+        if let Runner::Extension(worker) = &tool.runner
+            && let Ok(input) = serde_json::from_str(input_json)
+        {
+            let written = worker.describe(tool.id.tool(), input);
+            title = written.title.unwrap_or(title);
+            detail = written.detail.unwrap_or(detail);
+        }
+        (title, detail)
     };
-    if let Outcome::Denied(reason) = gate.authorize(&request, prompter) {
+    if let Outcome::Denied(reason) = gate.authorize_with(&request, prompt_text, prompter) {
         return Err(CallError::Denied(reason));
     }
     let verdict = validator

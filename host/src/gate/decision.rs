@@ -174,6 +174,27 @@ impl Gate {
     /// Decides `request`, asking `prompter` only if the decision is `Ask`. An "always for this
     /// project" answer writes the allow rule to `.earshot/settings.local.json`.
     pub fn authorize(&self, request: &ToolRequest<'_>, prompter: &dyn Prompter) -> Outcome {
+        self.authorize_with(
+            request,
+            || {
+                (
+                    request.title.unwrap_or_default().to_string(),
+                    request.detail.unwrap_or_default().to_string(),
+                )
+            },
+            prompter,
+        )
+    }
+
+    /// As [`Gate::authorize`], with the prompt's title and detail computed by `prompt_text` only
+    /// when the gate is going to ask (an extension's `describe` runs then, and never otherwise);
+    /// the request's own `title` and `detail` are not used.
+    pub fn authorize_with(
+        &self,
+        request: &ToolRequest<'_>,
+        prompt_text: impl FnOnce() -> (String, String),
+        prompter: &dyn Prompter,
+    ) -> Outcome {
         let decision = self.decide(request);
         match decision.effect {
             Effect::Allow => Outcome::Allowed,
@@ -188,11 +209,12 @@ impl Gate {
                 _ => format!("{} is denied", request.tool),
             }),
             Effect::Ask => {
+                let (title, detail) = prompt_text();
                 let prompt = PermissionPrompt {
                     rule_name: decision.rule_name.clone(),
                     target: request.tool.namespaced(),
-                    title: sanitise_for_terminal(request.title.unwrap_or_default(), TITLE_CAP),
-                    detail: sanitise_for_terminal(request.detail.unwrap_or_default(), DETAIL_CAP),
+                    title: sanitise_for_terminal(&title, TITLE_CAP),
+                    detail: sanitise_for_terminal(&detail, DETAIL_CAP),
                     local_settings: self.local_settings.clone(),
                 };
                 match prompter.ask(&prompt) {

@@ -189,8 +189,6 @@ impl SchemaValidator {
             .inner
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner());
-        let id = inner.next_id;
-        inner.next_id += 1;
         let mut entry = Entry {
             schema_json: schema_json.to_string(),
             remotes: remotes.to_vec(),
@@ -198,11 +196,18 @@ impl SchemaValidator {
         };
         let resource = compile_in_sandbox(&mut inner.runner, &entry)?;
         entry.compiled_in = Some((inner.runner.generation(), resource));
+        Ok(self.keep(&mut inner, entry))
+    }
+
+    /// Keeps `entry` under a new id and hands out the handle that frees it when dropped.
+    fn keep(&self, inner: &mut Inner, entry: Entry) -> CompiledSchema {
+        let id = inner.next_id;
+        inner.next_id += 1;
         inner.entries.insert(id, entry);
-        Ok(CompiledSchema {
+        CompiledSchema {
             id,
             owner: Arc::downgrade(&self.inner),
-        })
+        }
     }
 
     /// Checks `schema_json` against its meta-schema now and compiles it on its first validation.
@@ -224,24 +229,13 @@ impl SchemaValidator {
                 .validator()
                 .call_check(store, schema_json)
         })?;
-        checked.map_err(|error| match error {
-            WitSchemaError::NotJson(reason) => SchemaError::NotJson(reason),
-            WitSchemaError::InvalidSchema(reason) => SchemaError::Invalid(reason),
-        })?;
-        let id = inner.next_id;
-        inner.next_id += 1;
-        inner.entries.insert(
-            id,
-            Entry {
-                schema_json: schema_json.to_string(),
-                remotes: Vec::new(),
-                compiled_in: None,
-            },
-        );
-        Ok(CompiledSchema {
-            id,
-            owner: Arc::downgrade(&self.inner),
-        })
+        checked.map_err(SchemaError::from)?;
+        let entry = Entry {
+            schema_json: schema_json.to_string(),
+            remotes: Vec::new(),
+            compiled_in: None,
+        };
+        Ok(self.keep(&mut inner, entry))
     }
 
     /// Validates `instance_json` against `schema`.
@@ -336,10 +330,16 @@ fn compile_in_sandbox(
             &remotes,
         )
     })?;
-    compiled.map_err(|error| match error {
-        WitSchemaError::NotJson(reason) => SchemaError::NotJson(reason),
-        WitSchemaError::InvalidSchema(reason) => SchemaError::Invalid(reason),
-    })
+    compiled.map_err(SchemaError::from)
+}
+
+impl From<WitSchemaError> for SchemaError {
+    fn from(error: WitSchemaError) -> SchemaError {
+        match error {
+            WitSchemaError::NotJson(reason) => SchemaError::NotJson(reason),
+            WitSchemaError::InvalidSchema(reason) => SchemaError::Invalid(reason),
+        }
+    }
 }
 
 impl Drop for CompiledSchema {

@@ -4,12 +4,10 @@
 
 mod common;
 
-use common::{FUTURE_WASM, HELLO_WASM, HOSTILE_WASM, Sandbox, TIGHT, VALIDATOR_WASM};
+use common::{FUTURE_WASM, HELLO_WASM, HOSTILE_WASM, Sandbox, VALIDATOR_WASM};
 use earshot_host::dispatch::CallError;
 use earshot_host::gate::{NonInteractivePrompter, PermissionPrompt, PromptAnswer, Prompter};
 use earshot_host::host::Host;
-use earshot_host::sandbox::SandboxEngine;
-use earshot_host::settings::{ProjectPaths, Settings};
 
 /// Answers every ask with "once": used where a test is about what happens after the gate.
 struct AllowOnce;
@@ -17,20 +15,6 @@ impl Prompter for AllowOnce {
     fn ask(&self, _prompt: &PermissionPrompt) -> PromptAnswer {
         PromptAnswer::AllowOnce
     }
-}
-
-fn host(sandbox: &Sandbox) -> Host {
-    let settings = Settings::load(
-        Some(&sandbox.config()),
-        Some(ProjectPaths::new(sandbox.project())),
-    );
-    Host::load_with(
-        settings,
-        &SandboxEngine::shared(),
-        &common::shared_cache(),
-        TIGHT,
-    )
-    .expect("host loads")
 }
 
 fn user_plugin(sandbox: &Sandbox, name: &str, wasm: &str) {
@@ -49,7 +33,7 @@ fn names(host: &Host) -> Vec<String> {
 fn a_user_component_is_listed_and_its_read_only_tool_runs_without_asking() {
     let sandbox = Sandbox::new();
     user_plugin(&sandbox, "hello", HELLO_WASM);
-    let host = host(&sandbox);
+    let host = sandbox.host();
     assert_eq!(names(&host), ["hello__greet"]);
     let tool = host.registry().find("hello__greet").unwrap();
     assert_eq!(tool.id.rule(), "Plugin(hello__greet)");
@@ -65,7 +49,7 @@ fn a_user_component_is_listed_and_its_read_only_tool_runs_without_asking() {
 fn a_tool_that_is_not_read_only_goes_through_the_gate() {
     let sandbox = Sandbox::new();
     user_plugin(&sandbox, "hostile", HOSTILE_WASM);
-    let host = host(&sandbox);
+    let host = sandbox.host();
     let denied = host
         .call("hostile__echo", "{}", &NonInteractivePrompter)
         .expect_err("needs approval");
@@ -75,7 +59,7 @@ fn a_tool_that_is_not_read_only_goes_through_the_gate() {
     );
 
     std::fs::write(sandbox.config().join("settings.json"), r#"{"permissions": {"allow": ["Plugin(hostile__echo)"], "deny": ["Plugin(hostile__read_*)"]}}"#).unwrap();
-    let host = self::host(&sandbox);
+    let host = sandbox.host();
     assert_eq!(
         host.call("hostile__echo", r#"{"x":1}"#, &NonInteractivePrompter)
             .unwrap()
@@ -92,7 +76,7 @@ fn a_tool_that_is_not_read_only_goes_through_the_gate() {
 fn input_is_validated_before_the_tool_runs() {
     let sandbox = Sandbox::new();
     user_plugin(&sandbox, "hello", HELLO_WASM);
-    let host = host(&sandbox);
+    let host = sandbox.host();
     let error = host
         .call("hello__greet", r#"{"name": "", "extra": true}"#, &AllowOnce)
         .expect_err("invalid");
@@ -127,7 +111,7 @@ fn an_untrusted_project_component_is_not_loaded_until_trusted_and_a_change_lapse
         ".earshot/plugins/hello.wasm",
         std::fs::read(HELLO_WASM).unwrap(),
     );
-    let host = host(&sandbox);
+    let host = sandbox.host();
     assert!(names(&host).is_empty());
     assert_eq!(
         host.registry().problems(),
@@ -137,12 +121,12 @@ fn an_untrusted_project_component_is_not_loaded_until_trusted_and_a_change_lapse
     );
 
     assert_eq!(sandbox.run(&["plugins", "trust", "hello"]).0, 0);
-    assert_eq!(names(&self::host(&sandbox)), ["hello__greet"]);
+    assert_eq!(names(&sandbox.host()), ["hello__greet"]);
 
     let mut changed = std::fs::read(HELLO_WASM).unwrap();
     changed.extend_from_slice(b"\0appended");
     sandbox.write(".earshot/plugins/hello.wasm", changed);
-    let host = self::host(&sandbox);
+    let host = sandbox.host();
     assert!(names(&host).is_empty());
     assert!(host.registry().problems()[0].contains("changed since you trusted it"));
 }
@@ -151,7 +135,7 @@ fn an_untrusted_project_component_is_not_loaded_until_trusted_and_a_change_lapse
 fn hostile_tools_cost_only_their_call_and_the_component_answers_the_next() {
     let sandbox = Sandbox::new();
     user_plugin(&sandbox, "hostile", HOSTILE_WASM);
-    let host = host(&sandbox);
+    let host = sandbox.host();
     let cases = [
         ("hostile__spin", "ran past its 300ms CPU deadline"),
         ("hostile__hog", "over its cap of 67108864 bytes"),
@@ -181,7 +165,7 @@ fn hostile_tools_cost_only_their_call_and_the_component_answers_the_next() {
 fn bad_tool_declarations_are_reported_and_cost_only_themselves() {
     let sandbox = Sandbox::new();
     user_plugin(&sandbox, "hostile", HOSTILE_WASM);
-    let host = host(&sandbox);
+    let host = sandbox.host();
     let problems = host.registry().problems();
     assert!(problems.iter().any(|p| p.starts_with("plugin \"hostile\": tool \"bad_schema\" skipped: its input schema is rejected: the schema is not a valid JSON Schema:")), "{problems:?}");
     assert!(
@@ -221,7 +205,7 @@ fn foreign_broken_and_future_components_are_reported_at_load() {
         b"\0asm\x01\0\0\0",
     )
     .unwrap();
-    let host = host(&sandbox);
+    let host = sandbox.host();
     let problems = host.registry().problems();
     let find = |name: &str| {
         problems

@@ -5,12 +5,10 @@ mod common;
 
 use std::path::PathBuf;
 
-use common::{Sandbox, TIGHT};
+use common::Sandbox;
 use earshot_host::dispatch::CallError;
 use earshot_host::gate::{NonInteractivePrompter, PermissionPrompt, PromptAnswer, Prompter};
 use earshot_host::host::Host;
-use earshot_host::sandbox::SandboxEngine;
-use earshot_host::settings::{ProjectPaths, Settings};
 
 fn host_with(sandbox: &Sandbox, files: &[&str], settings_json: &str) -> Host {
     let extensions = sandbox.config().join("extensions");
@@ -22,17 +20,7 @@ fn host_with(sandbox: &Sandbox, files: &[&str], settings_json: &str) -> Host {
         std::fs::copy(source, extensions.join(file)).unwrap();
     }
     std::fs::write(sandbox.config().join("settings.json"), settings_json).unwrap();
-    let settings = Settings::load(
-        Some(&sandbox.config()),
-        Some(ProjectPaths::new(sandbox.project())),
-    );
-    Host::load_with(
-        settings,
-        &SandboxEngine::shared(),
-        &common::shared_cache(),
-        TIGHT,
-    )
-    .expect("host loads")
+    sandbox.host()
 }
 
 #[test]

@@ -111,6 +111,22 @@ impl Sandbox {
         command
     }
 
+    /// A session on this project and config dir, as an embedder loads it (components under the
+    /// tight test limits).
+    pub fn host(&self) -> earshot_host::host::Host {
+        let settings = earshot_host::settings::Settings::load(
+            Some(&self.config()),
+            Some(earshot_host::settings::ProjectPaths::new(self.project())),
+        );
+        earshot_host::host::Host::load_with(
+            settings,
+            &earshot_host::sandbox::SandboxEngine::shared(),
+            &shared_cache(),
+            TIGHT,
+        )
+        .expect("host loads")
+    }
+
     /// Runs `earshot ARGS`, returning (exit code, stdout, stderr).
     pub fn run(&self, args: &[&str]) -> (i32, String, String) {
         let output = self.earshot().args(args).output().expect("earshot runs");

@@ -154,16 +154,11 @@ impl JobLoop {
             if progressed || self.has_queued_jobs() {
                 continue;
             }
-            if settled() {
-                return Ok(Drive::Settled);
-            }
+            // Nothing ran since `settled` and the deadline were checked at the top of this turn.
             if pending.is_empty() && self.timers.borrow().is_empty() {
                 return Ok(Drive::Stalled);
             }
             let now = Instant::now();
-            if now >= deadline {
-                return Ok(Drive::DeadlinePassed);
-            }
             let mut wake_at = deadline;
             if let Some(next) = self.timers.borrow().keys().next().copied() {
                 let current = cell.borrow().clock().now();

@@ -244,8 +244,9 @@ fn main() {
         through.push(start.elapsed());
         std::hint::black_box(output);
     }
+    let registry = host.registry();
     let earshot_host::registry::Runner::Extension(worker) =
-        &host.registry().find("ext0__tool1").expect("tool").runner
+        &registry.find("ext0__tool1").expect("tool").runner
     else {
         panic!("an extension tool");
     };

@@ -35,7 +35,8 @@ fn a_user_component_is_listed_and_its_read_only_tool_runs_without_asking() {
     user_plugin(&sandbox, "hello", HELLO_WASM);
     let host = sandbox.host();
     assert_eq!(names(&host), ["hello__greet"]);
-    let tool = host.registry().find("hello__greet").unwrap();
+    let registry = host.registry();
+    let tool = registry.find("hello__greet").unwrap();
     assert_eq!(tool.id.rule(), "Plugin(hello__greet)");
     assert!(tool.read_only);
     let output = host

@@ -76,8 +76,12 @@ fn a_python_component_is_listed_and_called_through_the_gate() {
         .map(|tool| tool.model_name.clone())
         .collect();
     assert_eq!(names, ["word_tools__count_words", "word_tools__shout"]);
-    let count = host.registry().find("word_tools__count_words").unwrap();
-    assert!(count.read_only);
+    assert!(
+        host.registry()
+            .find("word_tools__count_words")
+            .unwrap()
+            .read_only
+    );
 
     // Read-only: runs without asking.
     let output = host

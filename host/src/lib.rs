@@ -13,7 +13,8 @@
 //! * [`trust`] — trust records a repository cannot forge.
 //! * [`sources`] — what each loader would load, found without loading it.
 //! * [`names`] — source names, namespaced tool names, model-facing aliases.
-//! * [`mcp`] — MCP server configuration.
+//! * [`mcp`] — MCP servers: configuration, connections (rmcp), tool_search.
+//! * [`tls`] — the one crypto provider every HTTP client uses.
 //! * [`sandbox`] — the wasm sandboxes: schema validator, MCP output parser, tool components.
 //! * [`paths`] — where the user's files live.
 #![deny(missing_docs)]
@@ -29,4 +30,5 @@ pub mod registry;
 pub mod sandbox;
 pub mod settings;
 pub mod sources;
+pub mod tls;
 pub mod trust;

@@ -67,6 +67,12 @@ pub enum NameError {
     /// Starts or ends with `_`, which would blur into the `__` separator.
     #[error("{0:?} starts or ends with '_', which would blur into the \"__\" separator")]
     EdgeUnderscore(String),
+    /// A character no MCP tool name may contain (whitespace, control, non-ASCII, rule syntax).
+    #[error("{0:?} contains {1:?}, which a tool name may not contain")]
+    RefusedCharacter(String, char),
+    /// Longer than an MCP tool name may be.
+    #[error("the name starting {0:?} is longer than 128 characters")]
+    TooLong(String),
 }
 
 /// Checks a source name (server, extension stem, component stem).
@@ -84,6 +90,32 @@ pub fn check_source_name(name: &str) -> Result<(), NameError> {
 /// The [`NameError`] saying what is wrong.
 pub fn check_tool_name(name: &str) -> Result<(), NameError> {
     check_name(name)
+}
+
+/// The longest MCP tool name accepted (the MCP specification's limit).
+pub const MCP_TOOL_NAME_LIMIT: usize = 128;
+
+/// Checks a tool name an MCP server lists. MCP allows more than a model API does (dots, slashes,
+/// long names): those are kept, and the model sees an alias. What is refused is what cannot be
+/// a name at all: empty, too long, whitespace, control characters, or glob and rule syntax
+/// (`*?[]{}(),\`), which would make a permission rule ambiguous.
+///
+/// # Errors
+/// The [`NameError`] saying what is wrong.
+pub fn check_mcp_tool_name(name: &str) -> Result<(), NameError> {
+    if name.is_empty() {
+        return Err(NameError::Empty);
+    }
+    if name.chars().count() > MCP_TOOL_NAME_LIMIT {
+        return Err(NameError::TooLong(name.chars().take(40).collect()));
+    }
+    let refused = |c: char| {
+        c.is_whitespace() || c.is_control() || !c.is_ascii() || "*?[]{}(),\\\"'`".contains(c)
+    };
+    if let Some(bad) = name.chars().find(|c| refused(*c)) {
+        return Err(NameError::RefusedCharacter(name.to_string(), bad));
+    }
+    Ok(())
 }
 
 fn check_name(name: &str) -> Result<(), NameError> {
@@ -124,6 +156,21 @@ impl ToolId {
         Ok(ToolId {
             kind,
             source: source.to_string(),
+            tool: tool.to_string(),
+        })
+    }
+
+    /// The identity of tool `tool` of MCP server `server`: the server name is checked as every
+    /// source name is, the tool name by [`check_mcp_tool_name`].
+    ///
+    /// # Errors
+    /// The [`NameError`] of whichever name is invalid.
+    pub fn mcp(server: &str, tool: &str) -> Result<ToolId, NameError> {
+        check_source_name(server)?;
+        check_mcp_tool_name(tool)?;
+        Ok(ToolId {
+            kind: SourceKind::Mcp,
+            source: server.to_string(),
             tool: tool.to_string(),
         })
     }
@@ -211,6 +258,20 @@ mod tests {
             check_source_name("gh x"),
             Err(NameError::BadCharacter("gh x".into(), ' '))
         );
+    }
+
+    #[test]
+    fn mcp_tool_names_allow_what_mcp_allows_and_refuse_rule_syntax() {
+        assert_eq!(check_mcp_tool_name("dots.in.name"), Ok(()));
+        assert_eq!(check_mcp_tool_name("a/b-c_d"), Ok(()));
+        assert_eq!(check_mcp_tool_name(""), Err(NameError::Empty));
+        assert!(check_mcp_tool_name("has space").is_err());
+        assert!(check_mcp_tool_name("star*").is_err());
+        assert!(check_mcp_tool_name("x(y)").is_err());
+        assert!(check_mcp_tool_name(&"x".repeat(129)).is_err());
+        let id = ToolId::mcp("srv", "dots.in.name").unwrap();
+        assert_eq!(id.rule(), "Mcp(srv__dots.in.name)");
+        assert_ne!(id.model_name(), id.namespaced(), "a model API refuses dots");
     }
 
     #[test]

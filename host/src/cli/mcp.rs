@@ -3,12 +3,15 @@
 use clap::Subcommand;
 use serde_json::json;
 
-use earshot_host::mcp::{ServerEntry, Transport, read_servers};
+use earshot_host::gate::sanitise_for_terminal;
+use earshot_host::mcp::{
+    McpOptions, McpServers, ServerEntry, ServerState, Transport, read_servers, seconds, shown_name,
+};
 use earshot_host::names::SourceKind;
 use earshot_host::settings::Layer;
-use earshot_host::sources::{Scope, admission};
 use earshot_host::trust::{digest_of, record_trust, remove_trust};
 
+use super::progress::ProgressLine;
 use super::{CommandResult, Context, Failure, exit, output};
 
 #[derive(Debug, Subcommand)]
@@ -52,86 +55,106 @@ fn servers(context: &Context) -> Vec<ServerEntry> {
     read_servers(&context.settings, &Context::env)
 }
 
-/// The server's state as `list` shows it.
-fn state(context: &Context, entry: &ServerEntry) -> String {
-    match &entry.definition {
-        Err(reason) => format!("failed: {reason}"),
-        Ok(definition) => {
-            let scope = Scope::of_layer(entry.layer);
-            let digest = digest_of(definition.canonical_json().as_bytes());
-            let admitted = admission(
-                &context.settings,
-                SourceKind::Mcp,
-                &entry.name,
-                scope,
-                &digest,
-            );
-            if admitted.is_trusted() {
-                if scope.needs_trust() {
-                    "trusted".into()
-                } else {
-                    "starts (your own settings)".into()
-                }
-            } else {
-                admitted.explain(SourceKind::Mcp, &entry.name)
-            }
+/// Connects to every admitted server (or just `only`), with a progress line on a terminal.
+fn connect(context: &Context, only: Option<&str>) -> McpServers {
+    let total = servers(context)
+        .iter()
+        .filter(|entry| only.is_none_or(|name| entry.name == name))
+        .count();
+    let mut progress = ProgressLine::start(total);
+    let servers = McpServers::start(
+        &context.settings,
+        &Context::env,
+        McpOptions::from_settings(&context.settings),
+        only,
+        &mut |step| progress.update(step),
+    );
+    progress.finish();
+    servers
+}
+
+/// The state as `list` shows it.
+fn state_text(state: &ServerState) -> String {
+    match state {
+        ServerState::Connected { tools, took } => {
+            format!("connected: {tools} tool(s) in {}", seconds(*took))
         }
+        ServerState::AwaitingTrust(explanation) => explanation.clone(),
+        ServerState::Failed(reason) => format!("failed: {reason}"),
+        ServerState::Died(reason) => format!("died: {reason}"),
+        ServerState::Starting => "starting".into(),
     }
 }
 
-fn transport_name(entry: &ServerEntry) -> &'static str {
-    match &entry.definition {
-        Ok(definition) => match definition.transport {
-            Transport::Stdio { .. } => "stdio",
-            Transport::Http { .. } => "http",
-        },
-        Err(_) => "-",
+fn state_json(state: &ServerState) -> serde_json::Value {
+    match state {
+        ServerState::Connected { tools, took } => {
+            json!({"state": "connected", "tools": tools, "took_ms": took.as_millis() as u64})
+        }
+        ServerState::AwaitingTrust(explanation) => {
+            json!({"state": "awaiting-trust", "reason": explanation})
+        }
+        ServerState::Failed(reason) => json!({"state": "failed", "reason": reason}),
+        ServerState::Died(reason) => json!({"state": "died", "reason": reason}),
+        ServerState::Starting => json!({"state": "starting"}),
     }
 }
 
-fn scope_text(entry: &ServerEntry) -> String {
-    let mut text = entry.layer.as_str().to_string();
-    if !entry.shadows.is_empty() {
-        let shadowed: Vec<&str> = entry.shadows.iter().map(|layer| layer.as_str()).collect();
+fn scope_text(layer: Layer, shadows: &[Layer]) -> String {
+    let mut text = layer.as_str().to_string();
+    if !shadows.is_empty() {
+        let shadowed: Vec<&str> = shadows.iter().map(|layer| layer.as_str()).collect();
         text.push_str(&format!(" (overrides {})", shadowed.join(", ")));
     }
     text
 }
 
 fn list(context: &Context, as_json: bool) -> CommandResult {
-    let entries = servers(context);
+    let servers = connect(context, None);
+    let statuses = servers.statuses();
     if as_json {
-        let items: Vec<_> = entries
+        let items: Vec<_> = statuses
             .iter()
-            .map(|entry| {
-                json!({
-                    "name": entry.name,
-                    "scope": entry.layer,
-                    "overrides": entry.shadows,
-                    "transport": transport_name(entry),
-                    "state": state(context, entry),
-                })
+            .map(|status| {
+                let mut item = json!({
+                    "name": status.name,
+                    "scope": status.layer,
+                    "overrides": status.shadows,
+                    "transport": status.transport,
+                    "warnings": status.warnings,
+                });
+                if let (Some(item), serde_json::Value::Object(state)) =
+                    (item.as_object_mut(), state_json(&status.state))
+                {
+                    item.extend(state);
+                }
+                item
             })
             .collect();
         output::json(&json!({ "servers": items }));
         return Ok(exit::OK);
     }
-    if entries.is_empty() {
+    if statuses.is_empty() {
         println!("no MCP servers configured (add them under mcpServers in a settings file)");
         return Ok(exit::OK);
     }
-    let rows: Vec<Vec<String>> = entries
+    let rows: Vec<Vec<String>> = statuses
         .iter()
-        .map(|entry| {
+        .map(|status| {
             vec![
-                entry.name.clone(),
-                scope_text(entry),
-                transport_name(entry).to_string(),
-                state(context, entry),
+                status.name.clone(),
+                scope_text(status.layer, &status.shadows),
+                status.transport.to_string(),
+                state_text(&status.state),
             ]
         })
         .collect();
     output::table(&["NAME", "SCOPE", "TRANSPORT", "STATE"], &rows);
+    for status in &statuses {
+        for warning in &status.warnings {
+            output::warning_line(&format!("server \"{}\" {warning}", status.name));
+        }
+    }
     Ok(exit::OK)
 }
 
@@ -173,19 +196,63 @@ fn get(context: &Context, name: &str, as_json: bool) -> CommandResult {
         }
         Err(reason) => json!({ "error": reason }),
     };
-    let state = state(context, &entry);
+    let servers = connect(context, Some(name));
+    let status = servers
+        .statuses()
+        .into_iter()
+        .next()
+        .expect("the server was found above");
+    let tools: Vec<serde_json::Value> = servers
+        .tools_of(name)
+        .iter()
+        .map(|tool| {
+            json!({
+                "name": tool.get("name").and_then(|n| n.as_str()).map(shown_name),
+                "description": tool.get("description").and_then(|d| d.as_str()).unwrap_or(""),
+                "readOnlyHint": tool.pointer("/annotations/readOnlyHint").and_then(|h| h.as_bool()),
+            })
+        })
+        .collect();
     if as_json {
-        output::json(
-            &json!({"name": entry.name, "scope": entry.layer, "overrides": entry.shadows, "definition": definition, "state": state}),
-        );
-    } else {
-        println!("{name}");
-        println!("  scope:      {}", scope_text(&entry));
-        println!("  state:      {state}");
-        println!(
-            "  definition: {}",
-            serde_json::to_string(&definition).expect("JSON")
-        );
+        let mut item = json!({"name": entry.name, "scope": entry.layer, "overrides": entry.shadows, "definition": definition, "tools": tools, "warnings": status.warnings});
+        if let (Some(item), serde_json::Value::Object(state)) =
+            (item.as_object_mut(), state_json(&status.state))
+        {
+            item.extend(state);
+        }
+        output::json(&item);
+        return Ok(exit::OK);
+    }
+    println!("{name}");
+    println!("  scope:      {}", scope_text(entry.layer, &entry.shadows));
+    println!("  transport:  {}", status.transport);
+    println!(
+        "  state:      {}",
+        sanitise_for_terminal(&state_text(&status.state), 2_000)
+    );
+    println!(
+        "  definition: {}",
+        sanitise_for_terminal(&serde_json::to_string(&definition).expect("JSON"), 4_000)
+    );
+    for warning in &status.warnings {
+        output::warning_line(&format!("server \"{name}\" {warning}"));
+    }
+    if !tools.is_empty() {
+        println!("  tools:");
+        let rows: Vec<Vec<String>> = tools
+            .iter()
+            .map(|tool| {
+                vec![
+                    format!("    {}", tool["name"].as_str().unwrap_or("")),
+                    match tool["readOnlyHint"].as_bool() {
+                        Some(true) => "claims read-only (not believed)".into(),
+                        _ => "-".into(),
+                    },
+                    tool["description"].as_str().unwrap_or("").to_string(),
+                ]
+            })
+            .collect();
+        output::table(&["", "", ""], &rows);
     }
     Ok(exit::OK)
 }

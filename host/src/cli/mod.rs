@@ -5,6 +5,7 @@ mod files;
 mod mcp;
 mod output;
 mod permissions;
+mod progress;
 mod tools;
 
 use std::path::PathBuf;

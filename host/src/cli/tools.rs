@@ -9,7 +9,11 @@ use serde_json::json;
 use earshot_host::dispatch::CallError;
 use earshot_host::gate::{NonInteractivePrompter, Prompter, TerminalPrompter, strip_for_terminal};
 use earshot_host::host::Host;
+use earshot_host::mcp::{MAX_SEARCH_RESULTS, McpOptions, TOOL_SEARCH_NAME, read_servers};
+use earshot_host::names::SourceKind;
+use earshot_host::sandbox::{ComponentCache, SandboxEngine, SandboxLimits};
 
+use super::progress::ProgressLine;
 use super::{CommandResult, Context, Failure, exit, output};
 
 #[derive(Debug, Subcommand)]
@@ -28,53 +32,97 @@ pub(crate) enum ToolsCommand {
         /// The input, as JSON.
         #[arg(default_value = "{}")]
         input: String,
+        /// Past 25 MCP tools, run `tool_search` with this query first in the same session (as
+        /// a model would), so that what it surfaces can be called.
+        #[arg(long, value_name = "QUERY")]
+        search: Option<String>,
     },
 }
 
 pub(crate) fn run(context: Context, command: ToolsCommand) -> CommandResult {
-    let host = Host::load(context.settings).map_err(|error| Failure::new(error.to_string()))?;
+    let servers = read_servers(&context.settings, &Context::env).len();
+    let mut progress = ProgressLine::start(servers);
+    let options = McpOptions::from_settings(&context.settings);
+    let host = Host::load_with_mcp(
+        context.settings,
+        &SandboxEngine::shared(),
+        &ComponentCache::user(),
+        SandboxLimits::TOOL_COMPONENT,
+        options,
+        &mut |step| progress.update(step),
+    )
+    .map_err(|error| Failure::new(error.to_string()))?;
+    progress.finish();
     for problem in host.registry().problems() {
         output::warning_line(&problem);
     }
     match command {
         ToolsCommand::List { json } => list(&host, json),
-        ToolsCommand::Call { name, input } => call(&host, &name, &input),
+        ToolsCommand::Call {
+            name,
+            input,
+            search,
+        } => {
+            if let Some(query) = search {
+                surface(&host, &query)?;
+            }
+            call(&host, &name, &input)
+        }
     }
 }
 
+/// Runs `tool_search` first, as a model would, and says what it surfaced.
+fn surface(host: &Host, query: &str) -> Result<(), Failure> {
+    if !host.tool_search_active() {
+        return Err(Failure::new(
+            "--search applies only when tool_search is offered (more than 25 MCP tools)",
+        )
+        .code(exit::USAGE));
+    }
+    let input = json!({ "query": query, "limit": MAX_SEARCH_RESULTS }).to_string();
+    let found = host
+        .call(TOOL_SEARCH_NAME, &input, &NonInteractivePrompter)
+        .map_err(|error| Failure::new(error.to_string()))?;
+    let names: Vec<String> = serde_json::from_str::<serde_json::Value>(&found.output)
+        .ok()
+        .and_then(|value| value.get("tools").cloned())
+        .and_then(|tools| tools.as_array().cloned())
+        .unwrap_or_default()
+        .iter()
+        .filter_map(|tool| {
+            tool.get("name")
+                .and_then(|name| name.as_str())
+                .map(str::to_string)
+        })
+        .collect();
+    eprintln!("tool_search surfaced: {}", names.join(", "));
+    Ok(())
+}
+
 fn list(host: &Host, as_json: bool) -> CommandResult {
-    let tools: Vec<_> = host.registry().tools().collect();
+    let tools = host.model_tools();
     if as_json {
-        let items: Vec<_> = tools
-            .iter()
-            .map(|tool| {
-                json!({
-                    "name": tool.model_name,
-                    "identity": tool.id.rule(),
-                    "description": tool.description,
-                    "input_schema": serde_json::from_str::<serde_json::Value>(&tool.input_schema).unwrap_or_default(),
-                    "read_only": tool.read_only,
-                })
-            })
-            .collect();
-        output::json(&json!({ "tools": items }));
+        output::json(&json!({ "tools": tools }));
         return Ok(exit::OK);
     }
     if tools.is_empty() {
-        println!("no tools: nothing is loaded (see `earshot plugins list`)");
+        println!(
+            "no tools: nothing is loaded (see `earshot mcp list`, `earshot extensions list`, `earshot plugins list`)"
+        );
         return Ok(exit::OK);
     }
     let rows: Vec<Vec<String>> = tools
         .iter()
         .map(|tool| {
+            let access = match (tool.kind, tool.read_only) {
+                (Some(SourceKind::Mcp), true) => "claims read-only (not believed)",
+                (_, true) => "read-only",
+                _ => "-",
+            };
             vec![
-                tool.model_name.clone(),
-                tool.id.kind().noun().to_string(),
-                if tool.read_only {
-                    "read-only".into()
-                } else {
-                    "-".into()
-                },
+                tool.name.clone(),
+                tool.kind.map_or("earshot", |kind| kind.noun()).to_string(),
+                access.to_string(),
                 tool.description.clone(),
             ]
         })
@@ -92,6 +140,9 @@ fn call(host: &Host, name: &str, input: &str) -> CommandResult {
         };
     match host.call(name, input, prompter.as_ref()) {
         Ok(result) => {
+            if let Some(notice) = &result.notice {
+                output::warning_line(notice);
+            }
             if let Some(title) = &result.title {
                 eprintln!("title: {}", strip_for_terminal(title));
             }
@@ -105,6 +156,9 @@ fn call(host: &Host, name: &str, input: &str) -> CommandResult {
         Err(error @ CallError::Denied(_)) => {
             Err(Failure::new(error.to_string()).code(exit::DENIED))
         }
+        Err(error @ CallError::NotListed(_)) => Err(Failure::new(error.to_string())
+            .hint("add --search \"what you want to do\" to run tool_search first, as a model would")
+            .code(exit::DENIED)),
         Err(error @ CallError::InvalidInput { .. }) => {
             Err(Failure::new(error.to_string()).code(exit::TOOL_ERROR))
         }

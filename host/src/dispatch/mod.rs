@@ -2,7 +2,8 @@
 //! validator sandbox, then the tool runs.
 
 use crate::gate::{Gate, Outcome, Prompter, ToolRequest, sanitise_for_terminal};
-use crate::registry::{Runner, ToolRegistry};
+use crate::names::ToolId;
+use crate::registry::{McpRunner, Runner, ToolRegistry};
 use crate::sandbox::{SchemaValidator, ValidationIssue, Verdict};
 
 /// What a tool call produced, for the model.
@@ -14,6 +15,9 @@ pub struct ToolOutput {
     pub is_error: bool,
     /// A title for the user's display.
     pub title: Option<String>,
+    /// Something the user should know about how the call went (a server was restarted first).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub notice: Option<String>,
 }
 
 /// Why a call did not produce a tool output.
@@ -22,6 +26,11 @@ pub enum CallError {
     /// No registered tool has that name.
     #[error("no tool named \"{0}\"; `earshot tools list` shows what is available")]
     UnknownTool(String),
+    /// An MCP tool that is neither listed nor surfaced by `tool_search` in this session.
+    #[error(
+        "{0} is not listed: with more than 25 MCP tools, MCP tools are found with tool_search first"
+    )]
+    NotListed(String),
     /// The gate denied it.
     #[error("{0}")]
     Denied(String),
@@ -109,6 +118,7 @@ pub fn call_tool(
                 output: output.output,
                 is_error: output.is_error,
                 title: output.title,
+                notice: None,
             })
         }
         Runner::Extension(worker) => {
@@ -118,5 +128,36 @@ pub fn call_tool(
                 .call(tool.id.tool(), input)
                 .map_err(|error| CallError::Failed(format!("{} failed: {error}", tool.id)))
         }
+        Runner::Mcp(runner) => call_mcp_tool(runner, &tool.id, input_json),
     }
+}
+
+/// Sends the call to the server (serialised with every other MCP call) and normalises what comes
+/// back in the mcp-output sandbox.
+fn call_mcp_tool(
+    runner: &McpRunner,
+    id: &ToolId,
+    input_json: &str,
+) -> Result<ToolOutput, CallError> {
+    let input: serde_json::Value = serde_json::from_str(input_json)
+        .map_err(|error| CallError::Failed(format!("the input is not JSON: {error}")))?;
+    let outcome = runner
+        .servers
+        .call(id.source(), id.tool(), input)
+        .map_err(CallError::Failed)?;
+    let normalised = runner
+        .parser
+        .normalise(&outcome.result.to_string(), runner.output_schema.as_deref())
+        .map_err(|error| {
+            CallError::Failed(format!(
+                "server \"{}\" answered {id} with a result earshot cannot use: {error}",
+                id.source()
+            ))
+        })?;
+    Ok(ToolOutput {
+        output: normalised.output,
+        is_error: normalised.is_error,
+        title: runner.title.clone(),
+        notice: outcome.notice,
+    })
 }

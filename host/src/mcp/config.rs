@@ -41,9 +41,12 @@ pub struct ServerDefinition {
     /// The transport and its settings.
     #[serde(flatten)]
     pub transport: Transport,
-    /// Start-up timeout in milliseconds, when the entry sets one.
+    /// Start-up timeout in milliseconds, when the entry sets one (`timeout`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub timeout_ms: Option<u64>,
+    /// Per-call timeout in milliseconds, when the entry sets one (`callTimeout`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub call_timeout_ms: Option<u64>,
 }
 
 impl ServerDefinition {
@@ -140,14 +143,19 @@ fn parse_definition(
             Some(_) => Err(format!("{key} must be an object of strings")),
         }
     };
-    let timeout_ms = match object.get("timeout") {
-        None | Some(Value::Null) => None,
-        Some(value) => Some(
-            value
+    let milliseconds = |key: &str| -> Result<Option<u64>, String> {
+        match object.get(key) {
+            None | Some(Value::Null) => Ok(None),
+            // At most a day: a cloned repository's settings must not be able to overflow a clock.
+            Some(value) => value
                 .as_u64()
-                .ok_or("timeout must be a whole number of milliseconds")?,
-        ),
+                .filter(|ms| *ms > 0)
+                .map(|ms| Some(ms.min(86_400_000)))
+                .ok_or_else(|| format!("{key} must be a positive whole number of milliseconds")),
+        }
     };
+    let timeout_ms = milliseconds("timeout")?;
+    let call_timeout_ms = milliseconds("callTimeout")?;
     let kind = object.get("type").and_then(Value::as_str);
     let transport = match kind {
         Some("http") | Some("streamable-http") => {
@@ -202,5 +210,6 @@ fn parse_definition(
     Ok(ServerDefinition {
         transport,
         timeout_ms,
+        call_timeout_ms,
     })
 }

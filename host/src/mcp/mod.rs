@@ -1,7 +1,39 @@
-//! MCP servers: their configuration as written in `mcpServers` (the shape Claude Code uses).
+//! MCP servers: their configuration as written in `mcpServers` (the shape Claude Code uses), the
+//! connections to them (rmcp over a child's stdio or streamable HTTP), and `tool_search`.
+//!
+//! * [`config`](read_servers) — entries from every settings layer, `${VAR}` expanded.
+//! * `servers` — one session's servers: concurrent start-up, serialised calls, restarts.
+//! * `connection` — one rmcp session: initialize, tools/list, tools/call, close.
+//! * `stdio` / `process_group` / `child_env` / `stderr_tail` — the child process and its pipes.
+//! * `http` — the streamable HTTP transport.
+//! * `search` — BM25 ranking for `tool_search`.
 
+mod child_env;
+mod client_handler;
 mod config;
+mod connection;
 mod expand;
+mod http;
+mod process_group;
+mod search;
+mod servers;
+mod stderr_tail;
+mod stdio;
 
+pub use child_env::{INHERITED_VARIABLES, minimal_environment};
 pub use config::{ServerDefinition, ServerEntry, Transport, read_servers};
+pub use connection::{CallFailure, seconds};
 pub use expand::{ExpandError, expand};
+pub use search::{
+    LISTED_MCP_TOOLS_LIMIT, MAX_SEARCH_RESULTS, SearchDocument, TOOL_SEARCH_NAME, search, words,
+};
+pub use servers::{
+    CallOutcome, McpOptions, McpServers, ServerState, ServerStatus, StartProgress, transport_name,
+};
+pub use stderr_tail::{STDERR_TAIL_BYTES, StderrTail};
+pub use stdio::MAX_MESSAGE_BYTES;
+
+/// A name from a server, made safe to show: control characters stripped, at most 80 characters.
+pub fn shown_name(name: &str) -> String {
+    stderr_tail::shorten(&earshot_terminal_text::strip_controls(name), 80)
+}

@@ -8,8 +8,9 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use crate::loaders::extensions::ExtensionWorker;
+use crate::mcp::McpServers;
 use crate::names::{SourceKind, ToolId};
-use crate::sandbox::{CompiledSchema, ToolComponent};
+use crate::sandbox::{CompiledSchema, McpOutputParser, ToolComponent};
 
 /// What runs a tool once dispatch has the gate's allow and a valid input.
 #[derive(Clone)]
@@ -18,6 +19,22 @@ pub enum Runner {
     Component(Arc<ToolComponent>),
     /// A tool of an in-process extension, run on that extension's JS thread.
     Extension(Arc<ExtensionWorker>),
+    /// A tool of an MCP server; its result is normalised in the mcp-output sandbox.
+    Mcp(McpRunner),
+}
+
+/// What an MCP tool needs to run: the session's servers, the output sandbox, and what the
+/// server declared about the tool's output.
+#[derive(Clone)]
+pub struct McpRunner {
+    /// The session's servers (calls are serialised there).
+    pub servers: Arc<McpServers>,
+    /// The mcp-output sandbox.
+    pub parser: Arc<McpOutputParser>,
+    /// The tool's `outputSchema`, which `structuredContent` must match.
+    pub output_schema: Option<String>,
+    /// The tool's title, shown to the user.
+    pub title: Option<String>,
 }
 
 /// One registered tool.
@@ -88,6 +105,14 @@ impl ToolRegistry {
             return;
         }
         self.tools.insert(name, tool);
+    }
+
+    /// Removes every tool of one source (before registering its new list), and its problems.
+    pub fn remove_source(&mut self, kind: SourceKind, source: &str) {
+        self.tools
+            .retain(|_, tool| !(tool.id.kind() == kind && tool.id.source() == source));
+        self.problems
+            .retain(|problem| !(problem.kind == kind && problem.source == source));
     }
 
     /// Records a problem with a source.

@@ -18,8 +18,7 @@ pub const MAX_RESPONSE_BYTES: usize = 32 * 1024 * 1024;
 fn runtime() -> &'static tokio::runtime::Runtime {
     static RUNTIME: OnceLock<tokio::runtime::Runtime> = OnceLock::new();
     RUNTIME.get_or_init(|| {
-        // rustls needs one crypto provider for the process; ignore "already installed".
-        let _ = rustls::crypto::ring::default_provider().install_default();
+        crate::tls::install_crypto_provider();
         tokio::runtime::Builder::new_multi_thread()
             .worker_threads(2)
             .thread_name("earshot-fetch")

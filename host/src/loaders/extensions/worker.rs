@@ -469,6 +469,7 @@ fn call_tool(
         output: message,
         is_error: true,
         title: None,
+        notice: None,
     };
     let argument = JsValue::from_json(input, context)
         .map_err(|error| format!("the input cannot be given to JavaScript: {error}"))?;
@@ -534,12 +535,14 @@ fn interpret_return(value: &JsValue, context: &mut Context) -> ToolOutput {
         ),
         is_error: true,
         title: None,
+        notice: None,
     };
     if let Some(text) = value.as_string() {
         return ToolOutput {
             output: text.to_std_string_escaped(),
             is_error: false,
             title: None,
+            notice: None,
         };
     }
     let Some(object) = value
@@ -567,5 +570,6 @@ fn interpret_return(value: &JsValue, context: &mut Context) -> ToolOutput {
         output,
         is_error: is_error.to_boolean(),
         title: title.as_string().map(|s| s.to_std_string_escaped()),
+        notice: None,
     }
 }

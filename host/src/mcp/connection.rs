@@ -1,0 +1,322 @@
+//! One live MCP session over either transport: connect (start-up timeout included), list tools as
+//! raw JSON (so one malformed tool cannot hide the others), call a tool with a timeout, and close
+//! (stdin, then the process group).
+
+use std::path::Path;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use rmcp::ServiceExt;
+use rmcp::model::{
+    CallToolRequest, CallToolRequestParams, ClientRequest, ListToolsRequest, PaginatedRequestParams,
+};
+use rmcp::service::{PeerRequestOptions, RoleClient, RunningService, ServiceError};
+use serde_json::Value;
+
+use super::client_handler::EarshotClient;
+use super::config::{ServerDefinition, Transport};
+use super::http::http_transport;
+use super::stderr_tail::shorten;
+use super::stdio::{Ending, GroupShutdown, PipeReport, spawn_stdio};
+
+/// The most tools one server may list.
+pub const MAX_TOOLS_PER_SERVER: usize = 1000;
+
+/// The most `tools/list` pages followed.
+const MAX_PAGES: usize = 100;
+
+/// How a call failed, for the user.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum CallFailure {
+    /// No answer within the call timeout; the server is still connected.
+    #[error("did not answer within {0}")]
+    TimedOut(String),
+    /// The connection ended (the process died, flooded, or the HTTP session broke).
+    #[error("{}", .0.sentence(""))]
+    Ended(Ending),
+    /// The server answered with a JSON-RPC error.
+    #[error("answered with an error: {0}")]
+    Refused(String),
+}
+
+/// A connected server.
+pub struct Connection {
+    service: RunningService<RoleClient, EarshotClient>,
+    handler: EarshotClient,
+    child: Option<(PipeReport, GroupShutdown)>,
+    ended: Mutex<Option<Ending>>,
+    /// The stdio server's process id.
+    pub pid: Option<u32>,
+}
+
+/// A connection with its first tool list and how long both took.
+pub struct Connected {
+    /// The session.
+    pub connection: Connection,
+    /// Its tools, as raw JSON objects.
+    pub tools: Vec<Value>,
+    /// Time from start to tools listed.
+    pub took: Duration,
+}
+
+/// `30s`, `1.5s` or `250ms`.
+pub fn seconds(duration: Duration) -> String {
+    if duration.as_millis() < 1000 {
+        format!("{}ms", duration.as_millis())
+    } else if duration.as_millis().is_multiple_of(1000) {
+        format!("{}s", duration.as_secs())
+    } else {
+        format!("{:.1}s", duration.as_secs_f64())
+    }
+}
+
+/// Starts (or connects to) the server and lists its tools, all within `timeout`.
+///
+/// # Errors
+/// One line (without the server's name) saying what happened, with how its stderr ended.
+pub async fn connect(
+    definition: &ServerDefinition,
+    cwd: &Path,
+    timeout: Duration,
+) -> Result<Connected, String> {
+    let started = Instant::now();
+    let handler = EarshotClient::new();
+    let (service, child, pid) = match &definition.transport {
+        Transport::Stdio {
+            command,
+            args,
+            env,
+            cwd: own_cwd,
+        } => {
+            let dir = own_cwd
+                .as_deref()
+                .map(|own| cwd.join(own))
+                .unwrap_or_else(|| cwd.to_path_buf());
+            let child = spawn_stdio(command, args, env, &dir)?;
+            let report = child.report.clone();
+            match tokio::time::timeout(timeout, handler.clone().serve(child.transport)).await {
+                Ok(Ok(service)) => (service, Some((report, child.shutdown)), child.pid),
+                Ok(Err(error)) => {
+                    let ending = settled_ending(&report).await;
+                    child.shutdown.shut_down().await;
+                    return Err(match ending {
+                        Some(ending) => ending.sentence(" before answering initialize"),
+                        None => format!(
+                            "failed during initialize: {}{}",
+                            one_line(&error.to_string()),
+                            report.stderr.report_suffix()
+                        ),
+                    });
+                }
+                Err(_) => {
+                    child.shutdown.shut_down().await;
+                    return Err(format!(
+                        "did not answer initialize within {}{}",
+                        seconds(timeout),
+                        report.stderr.report_suffix()
+                    ));
+                }
+            }
+        }
+        Transport::Http { url, headers } => {
+            let transport = http_transport(url, headers)?;
+            match tokio::time::timeout(timeout, handler.clone().serve(transport)).await {
+                Ok(Ok(service)) => (service, None, None),
+                Ok(Err(error)) => {
+                    return Err(format!(
+                        "failed during initialize at {url}: {}",
+                        one_line(&error.to_string())
+                    ));
+                }
+                Err(_) => {
+                    return Err(format!(
+                        "did not answer initialize at {url} within {}",
+                        seconds(timeout)
+                    ));
+                }
+            }
+        }
+    };
+    let connection = Connection {
+        service,
+        handler,
+        child,
+        ended: Mutex::new(None),
+        pid,
+    };
+    // The server may announce a change right after initialize; the list below is current.
+    connection.handler.take_tools_changed();
+    let remaining = timeout.saturating_sub(started.elapsed());
+    match tokio::time::timeout(remaining, connection.list_tools()).await {
+        Ok(Ok(tools)) => Ok(Connected {
+            connection,
+            tools,
+            took: started.elapsed(),
+        }),
+        Ok(Err(error)) => {
+            connection.close().await;
+            Err(error)
+        }
+        Err(_) => {
+            let suffix = connection.stderr_suffix();
+            connection.close().await;
+            Err(format!(
+                "did not list its tools within {}{suffix}",
+                seconds(timeout)
+            ))
+        }
+    }
+}
+
+/// Waits briefly for a child's exit or flood to be recorded, so a report can say which.
+async fn settled_ending(report: &PipeReport) -> Option<Ending> {
+    for _ in 0..50 {
+        if let Some(ending) = report.ending() {
+            return Some(ending);
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    None
+}
+
+/// `text` on one line, shortened.
+fn one_line(text: &str) -> String {
+    let flat: String = earshot_terminal_text::strip_controls(text)
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    shorten(&flat, 300)
+}
+
+impl Connection {
+    /// Why this connection ended, once it has.
+    pub fn ended(&self) -> Option<Ending> {
+        if let Some(ending) = self.ended.lock().unwrap_or_else(|p| p.into_inner()).clone() {
+            return Some(ending);
+        }
+        self.child.as_ref()?.0.ending()
+    }
+
+    /// Whether the server announced a change to its tools since the last look.
+    pub fn take_tools_changed(&self) -> bool {
+        self.handler.take_tools_changed()
+    }
+
+    /// Warnings about what the server wrote besides messages (non-JSON lines and the like).
+    pub fn noise(&self) -> Option<String> {
+        self.child.as_ref().and_then(|(report, _)| report.noise())
+    }
+
+    /// `; its stderr ended: …` for reports (empty for HTTP servers).
+    pub fn stderr_suffix(&self) -> String {
+        self.child
+            .as_ref()
+            .map(|(report, _)| report.stderr.report_suffix())
+            .unwrap_or_default()
+    }
+
+    /// Every tool the server lists, following pages, as raw JSON objects.
+    ///
+    /// # Errors
+    /// One line saying what went wrong.
+    pub async fn list_tools(&self) -> Result<Vec<Value>, String> {
+        let mut tools: Vec<Value> = Vec::new();
+        let mut cursor: Option<String> = None;
+        for _ in 0..MAX_PAGES {
+            let request = ClientRequest::ListToolsRequest(ListToolsRequest::with_param(
+                PaginatedRequestParams::default().with_cursor(cursor.take()),
+            ));
+            let result = self
+                .service
+                .send_request(request)
+                .await
+                .map_err(|error| self.describe_failure(error, "tools/list").to_string())?;
+            let page = serde_json::to_value(&result).map_err(|error| error.to_string())?;
+            let Some(listed) = page.get("tools").and_then(Value::as_array) else {
+                return Err("answered tools/list without a \"tools\" list".into());
+            };
+            tools.extend(listed.iter().cloned());
+            if tools.len() > MAX_TOOLS_PER_SERVER {
+                return Err(format!(
+                    "lists more than {MAX_TOOLS_PER_SERVER} tools, the most earshot accepts from one server"
+                ));
+            }
+            match page.get("nextCursor").and_then(Value::as_str) {
+                Some(next) if !next.is_empty() => cursor = Some(next.to_string()),
+                _ => return Ok(tools),
+            }
+        }
+        Err(format!(
+            "kept paging tools/list past {MAX_PAGES} pages, so earshot stopped"
+        ))
+    }
+
+    /// Calls `tool` with `arguments` and returns the raw result JSON (normalised later, in the
+    /// mcp-output sandbox).
+    ///
+    /// # Errors
+    /// A [`CallFailure`].
+    pub async fn call(
+        &self,
+        tool: &str,
+        arguments: serde_json::Map<String, Value>,
+        timeout: Duration,
+    ) -> Result<Value, CallFailure> {
+        if let Some(reason) = self.ended() {
+            return Err(CallFailure::Ended(reason));
+        }
+        let request = ClientRequest::CallToolRequest(CallToolRequest::new(
+            CallToolRequestParams::new(tool.to_string()).with_arguments(arguments),
+        ));
+        let mut options = PeerRequestOptions::no_options();
+        options.timeout = Some(timeout);
+        let sent = self
+            .service
+            .send_request_with_option(request, options)
+            .await;
+        let answer = match sent {
+            Ok(handle) => handle.await_response().await,
+            Err(error) => Err(error),
+        };
+        match answer {
+            Ok(result) => serde_json::to_value(&result)
+                .map_err(|error| CallFailure::Refused(format!("an unreadable result: {error}"))),
+            Err(error) => Err(self.describe_failure(error, "tools/call")),
+        }
+    }
+
+    fn describe_failure(&self, error: ServiceError, what: &str) -> CallFailure {
+        match error {
+            ServiceError::Timeout { timeout } => CallFailure::TimedOut(seconds(timeout)),
+            ServiceError::McpError(error) => CallFailure::Refused(one_line(&error.message)),
+            ServiceError::TransportClosed | ServiceError::TransportSend(_) => {
+                let reason = match &self.child {
+                    Some((report, _)) => {
+                        // The exit status lands a moment after the pipes close.
+                        let deadline = Instant::now() + Duration::from_millis(500);
+                        while Instant::now() < deadline && report.ending().is_none() {
+                            std::thread::sleep(Duration::from_millis(10));
+                        }
+                        report.ending_or_closed()
+                    }
+                    None => Ending {
+                        what: format!("closed the connection during {what}"),
+                        stderr: String::new(),
+                    },
+                };
+                *self.ended.lock().unwrap_or_else(|p| p.into_inner()) = Some(reason.clone());
+                CallFailure::Ended(reason)
+            }
+            other => CallFailure::Refused(one_line(&other.to_string())),
+        }
+    }
+
+    /// Ends the session: closes stdin (a polite server exits), then ends the process group.
+    pub async fn close(self) {
+        let Connection { service, child, .. } = self;
+        let _ = tokio::time::timeout(Duration::from_secs(2), service.cancel()).await;
+        if let Some((_, shutdown)) = child {
+            shutdown.shut_down().await;
+        }
+    }
+}

@@ -1,0 +1,115 @@
+//! A stdio server's process group, ended as a whole: a server that ignores stdin closing, or
+//! leaves children behind, is still gone when earshot is done with it.
+
+use std::time::Duration;
+
+use tokio::process::Child;
+
+/// How long a server gets to exit after its stdin closes, and again after SIGTERM.
+pub const SHUTDOWN_GRACE: Duration = Duration::from_millis(1500);
+
+/// The child that leads its own process group (spawned with `process_group(0)`).
+pub struct ProcessGroup {
+    child: Child,
+    pgid: Option<i32>,
+}
+
+impl ProcessGroup {
+    /// Takes charge of `child`, which must have been spawned as the leader of a new group.
+    pub fn new(child: Child) -> ProcessGroup {
+        let pgid = child.id().and_then(|pid| i32::try_from(pid).ok());
+        ProcessGroup { child, pgid }
+    }
+
+    /// The leader's process id.
+    pub fn pid(&self) -> Option<u32> {
+        self.pgid.and_then(|pid| u32::try_from(pid).ok())
+    }
+
+    /// Runs for the child's lifetime: when the leader exits on its own, `on_exit` hears how
+    /// (`exited with code 1`) and any member it left behind is killed; when `shutdown` fires
+    /// first, the group is ended as [`ProcessGroup::shut_down`] describes.
+    pub async fn supervise(
+        mut self,
+        shutdown: tokio::sync::oneshot::Receiver<()>,
+        on_exit: impl FnOnce(String),
+    ) {
+        tokio::select! {
+            status = self.child.wait() => {
+                on_exit(match status {
+                    Ok(status) => describe_exit(status),
+                    Err(error) => format!("could not be waited for: {error}"),
+                });
+                self.signal(Signal::Kill);
+            }
+            _ = shutdown => self.shut_down().await,
+        }
+    }
+
+    /// Ends the whole group: the leader gets [`SHUTDOWN_GRACE`] to exit after its stdin was
+    /// closed (the caller closes it first), then the group gets SIGTERM, then after another grace
+    /// SIGKILL. Any member left behind by a leader that exited is killed too.
+    pub async fn shut_down(mut self) {
+        let exited = tokio::time::timeout(SHUTDOWN_GRACE, self.child.wait())
+            .await
+            .is_ok();
+        if !exited {
+            self.signal(Signal::Terminate);
+            if tokio::time::timeout(SHUTDOWN_GRACE, self.child.wait())
+                .await
+                .is_err()
+            {
+                self.signal(Signal::Kill);
+                let _ = self.child.wait().await;
+            }
+        }
+        // Stragglers (a grandchild that kept running) go with the group.
+        self.signal(Signal::Kill);
+    }
+
+    fn signal(&self, signal: Signal) {
+        #[cfg(unix)]
+        if let Some(pgid) = self.pgid {
+            let number = match signal {
+                Signal::Terminate => libc::SIGTERM,
+                Signal::Kill => libc::SIGKILL,
+            };
+            // SAFETY: killpg only sends a signal; an id that no longer exists gives ESRCH.
+            unsafe {
+                libc::killpg(pgid, number);
+            }
+        }
+        #[cfg(not(unix))]
+        let _ = signal;
+    }
+}
+
+impl Drop for ProcessGroup {
+    /// A group dropped without `shut_down` (a panic, a runtime shutting down) is killed at once.
+    fn drop(&mut self) {
+        if matches!(self.child.try_wait(), Ok(None)) {
+            self.signal(Signal::Kill);
+        }
+    }
+}
+
+#[derive(Clone, Copy)]
+enum Signal {
+    Terminate,
+    Kill,
+}
+
+/// `exited with code 1` or `was killed by signal 9`.
+pub fn describe_exit(status: std::process::ExitStatus) -> String {
+    if let Some(code) = status.code() {
+        return format!("exited with code {code}");
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::ExitStatusExt;
+        if let Some(signal) = status.signal() {
+            return format!("was killed by signal {signal}");
+        }
+    }
+    "exited".into()
+}

@@ -1,0 +1,600 @@
+//! Every configured MCP server in one session: started concurrently, each under its own start-up
+//! timeout; calls serialised (never two at once, across all servers); a server that died is
+//! restarted once, with back-off, by the next call; a tool-list change is picked up on request.
+
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use crate::names::SourceKind;
+use crate::settings::{Layer, Settings};
+use crate::sources::{Scope, admission};
+use crate::trust::digest_of;
+
+use super::config::{ServerDefinition, ServerEntry, Transport, read_servers};
+use super::connection::{CallFailure, Connected, Connection, connect, seconds};
+use super::stdio::Ending;
+
+/// Timeouts and back-off for a session.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct McpOptions {
+    /// Start-up (spawn, initialize, tools/list) unless the entry sets `timeout`.
+    pub startup_timeout: Duration,
+    /// One call unless the entry sets `callTimeout`.
+    pub call_timeout: Duration,
+    /// The least time between a server's death and its restart.
+    pub restart_backoff: Duration,
+}
+
+impl Default for McpOptions {
+    /// 30 s start-up, 120 s per call, 1 s back-off.
+    fn default() -> Self {
+        McpOptions {
+            startup_timeout: Duration::from_secs(30),
+            call_timeout: Duration::from_secs(120),
+            restart_backoff: Duration::from_secs(1),
+        }
+    }
+}
+
+impl McpOptions {
+    /// The defaults, changed by `mcp.startupTimeoutSeconds` and `mcp.callTimeoutSeconds`
+    /// (each at most a day).
+    pub fn from_settings(settings: &Settings) -> McpOptions {
+        let mut options = McpOptions::default();
+        let seconds = |key: &str| {
+            settings
+                .tunable("mcp", key)
+                .and_then(Value::as_f64)
+                .filter(|value| *value > 0.0 && value.is_finite())
+                .map(|value| Duration::from_secs_f64(value.min(86_400.0)))
+        };
+        if let Some(timeout) = seconds("startupTimeoutSeconds") {
+            options.startup_timeout = timeout;
+        }
+        if let Some(timeout) = seconds("callTimeoutSeconds") {
+            options.call_timeout = timeout;
+        }
+        options
+    }
+}
+
+/// Where a server stands, for `mcp list` and reports.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ServerState {
+    /// Connected, with its tools (raw JSON) and how long start-up took.
+    Connected {
+        /// Tools as listed.
+        tools: usize,
+        /// Spawn to tools listed.
+        took: Duration,
+    },
+    /// A project server waiting for `earshot mcp trust NAME`; the text explains.
+    AwaitingTrust(String),
+    /// Not started (definition problem) or failed to start; the text says why.
+    Failed(String),
+    /// Died during the session; the text says how.
+    Died(String),
+    /// Admitted and connecting.
+    Starting,
+}
+
+/// One server as `mcp list` shows it.
+#[derive(Debug, Clone)]
+pub struct ServerStatus {
+    /// Its name.
+    pub name: String,
+    /// The layer whose definition is used.
+    pub layer: Layer,
+    /// Wider layers whose definition of the same name it replaces.
+    pub shadows: Vec<Layer>,
+    /// `stdio`, `http` or `-` when the definition is unusable.
+    pub transport: &'static str,
+    /// Its state.
+    pub state: ServerState,
+    /// Warnings (non-JSON output and the like).
+    pub warnings: Vec<String>,
+}
+
+/// The result of a call, with a notice when the server had to be restarted first.
+#[derive(Debug, Clone)]
+pub struct CallOutcome {
+    /// The raw `CallToolResult` JSON.
+    pub result: Value,
+    /// `server "x" had died (…); restarted it`, when that happened.
+    pub notice: Option<String>,
+}
+
+enum Live {
+    Up {
+        connection: Arc<Connection>,
+        tools: Vec<Value>,
+        took: Duration,
+    },
+    Down(ServerState),
+}
+
+struct Slot {
+    entry: ServerEntry,
+    cwd: PathBuf,
+    live: Mutex<Live>,
+    died_at: Mutex<Option<Instant>>,
+    restarted: Mutex<bool>,
+}
+
+impl Slot {
+    fn definition(&self) -> Option<&ServerDefinition> {
+        self.entry.definition.as_ref().ok()
+    }
+
+    fn startup_timeout(&self, options: &McpOptions) -> Duration {
+        self.definition()
+            .and_then(|d| d.timeout_ms)
+            .map(Duration::from_millis)
+            .unwrap_or(options.startup_timeout)
+    }
+
+    fn call_timeout(&self, options: &McpOptions) -> Duration {
+        self.definition()
+            .and_then(|d| d.call_timeout_ms)
+            .map(Duration::from_millis)
+            .unwrap_or(options.call_timeout)
+    }
+
+    fn set(&self, live: Live) -> Option<Arc<Connection>> {
+        let old = std::mem::replace(
+            &mut *self.live.lock().unwrap_or_else(|p| p.into_inner()),
+            live,
+        );
+        match old {
+            Live::Up { connection, .. } => Some(connection),
+            Live::Down(_) => None,
+        }
+    }
+}
+
+/// Progress of start-up, for a progress line.
+#[derive(Debug, Clone, Copy)]
+pub struct StartProgress<'a> {
+    /// The server that just finished (connected or failed).
+    pub finished: &'a str,
+    /// How many have finished.
+    pub done: usize,
+    /// How many are starting.
+    pub total: usize,
+}
+
+/// The MCP servers of one session.
+pub struct McpServers {
+    runtime: tokio::runtime::Runtime,
+    slots: Vec<Slot>,
+    options: McpOptions,
+    calls: Mutex<()>,
+}
+
+impl McpServers {
+    /// Starts every usable, admitted server in `settings` concurrently and waits until each has
+    /// connected or failed (each within its own start-up timeout). `only` limits it to one name.
+    pub fn start(
+        settings: &Settings,
+        env: &dyn Fn(&str) -> Option<String>,
+        options: McpOptions,
+        only: Option<&str>,
+        progress: &mut dyn FnMut(StartProgress<'_>),
+    ) -> McpServers {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .thread_name("earshot-mcp")
+            .enable_all()
+            .build()
+            .expect("the MCP runtime starts");
+        let cwd = settings
+            .project
+            .as_ref()
+            .map(|project| project.root.clone())
+            .or_else(|| std::env::current_dir().ok())
+            .unwrap_or_else(|| PathBuf::from("."));
+        let slots: Vec<Slot> = read_servers(settings, env)
+            .into_iter()
+            .filter(|entry| only.is_none_or(|name| entry.name == name))
+            .map(|entry| {
+                let state = admit(settings, &entry);
+                Slot {
+                    entry,
+                    cwd: cwd.clone(),
+                    live: Mutex::new(Live::Down(state)),
+                    died_at: Mutex::new(None),
+                    restarted: Mutex::new(false),
+                }
+            })
+            .collect();
+        let servers = McpServers {
+            runtime,
+            slots,
+            options,
+            calls: Mutex::new(()),
+        };
+        servers.connect_admitted(progress);
+        servers
+    }
+
+    fn connect_admitted(&self, progress: &mut dyn FnMut(StartProgress<'_>)) {
+        let starting: Vec<usize> = (0..self.slots.len())
+            .filter(|&index| {
+                let live = self.slots[index]
+                    .live
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner());
+                matches!(&*live, Live::Down(ServerState::Starting))
+            })
+            .collect();
+        let total = starting.len();
+        self.runtime.block_on(async {
+            let mut set = tokio::task::JoinSet::new();
+            for index in starting {
+                let slot = &self.slots[index];
+                let definition = slot.definition().expect("admitted").clone();
+                let cwd = slot.cwd.clone();
+                let timeout = slot.startup_timeout(&self.options);
+                set.spawn(async move { (index, connect(&definition, &cwd, timeout).await) });
+            }
+            let mut done = 0;
+            while let Some(joined) = set.join_next().await {
+                let Ok((index, result)) = joined else {
+                    continue;
+                };
+                let slot = &self.slots[index];
+                slot.set(live_of(result));
+                done += 1;
+                progress(StartProgress {
+                    finished: &slot.entry.name,
+                    done,
+                    total,
+                });
+            }
+        });
+    }
+
+    /// Every server, in settings order.
+    pub fn statuses(&self) -> Vec<ServerStatus> {
+        self.slots
+            .iter()
+            .map(|slot| {
+                let live = slot.live.lock().unwrap_or_else(|p| p.into_inner());
+                let (state, warnings) = match &*live {
+                    Live::Up {
+                        connection,
+                        tools,
+                        took,
+                    } => (
+                        match connection.ended() {
+                            Some(ending) => ServerState::Died(ending.sentence("")),
+                            None => ServerState::Connected {
+                                tools: tools.len(),
+                                took: *took,
+                            },
+                        },
+                        connection.noise().into_iter().collect(),
+                    ),
+                    Live::Down(state) => (state.clone(), Vec::new()),
+                };
+                ServerStatus {
+                    name: slot.entry.name.clone(),
+                    layer: slot.entry.layer,
+                    shadows: slot.entry.shadows.clone(),
+                    transport: transport_name(&slot.entry),
+                    state,
+                    warnings,
+                }
+            })
+            .collect()
+    }
+
+    /// The definition of `server` as read (after `${VAR}` expansion), or why it is unusable.
+    pub fn entry(&self, server: &str) -> Option<&ServerEntry> {
+        self.slots
+            .iter()
+            .map(|slot| &slot.entry)
+            .find(|entry| entry.name == server)
+    }
+
+    /// The tools `server` lists now, as raw JSON objects (empty unless connected).
+    pub fn tools_of(&self, server: &str) -> Vec<Value> {
+        self.slot(server)
+            .map(
+                |slot| match &*slot.live.lock().unwrap_or_else(|p| p.into_inner()) {
+                    Live::Up { tools, .. } => tools.clone(),
+                    Live::Down(_) => Vec::new(),
+                },
+            )
+            .unwrap_or_default()
+    }
+
+    /// Names of connected servers, in settings order.
+    pub fn connected(&self) -> Vec<String> {
+        self.slots
+            .iter()
+            .filter(|slot| {
+                matches!(
+                    &*slot.live.lock().unwrap_or_else(|p| p.into_inner()),
+                    Live::Up { .. }
+                )
+            })
+            .map(|slot| slot.entry.name.clone())
+            .collect()
+    }
+
+    /// Lists the tools again of every server that sent `notifications/tools/list_changed` since
+    /// the last look; returns their names (their tools in [`McpServers::tools_of`] are current).
+    pub fn refresh_changed(&self) -> Vec<String> {
+        let mut changed = Vec::new();
+        for slot in &self.slots {
+            let connection = match &*slot.live.lock().unwrap_or_else(|p| p.into_inner()) {
+                Live::Up { connection, .. } if connection.take_tools_changed() => {
+                    connection.clone()
+                }
+                _ => continue,
+            };
+            let timeout = slot.startup_timeout(&self.options);
+            let listed = self
+                .runtime
+                .block_on(async { tokio::time::timeout(timeout, connection.list_tools()).await });
+            if let Ok(Ok(tools)) = listed {
+                if let Live::Up { tools: held, .. } =
+                    &mut *slot.live.lock().unwrap_or_else(|p| p.into_inner())
+                {
+                    *held = tools;
+                }
+                changed.push(slot.entry.name.clone());
+            } else {
+                tracing::warn!(server = %slot.entry.name, "could not list tools after list_changed");
+            }
+        }
+        changed
+    }
+
+    /// Calls `tool` on `server` (one call at a time across every server). A server that died
+    /// is restarted once per session, after the back-off, and the outcome says so.
+    ///
+    /// # Errors
+    /// One line, starting with the server's name, saying what happened.
+    pub fn call(&self, server: &str, tool: &str, arguments: Value) -> Result<CallOutcome, String> {
+        let _one_at_a_time = self.calls.lock().unwrap_or_else(|p| p.into_inner());
+        let slot = self
+            .slot(server)
+            .ok_or_else(|| format!("no MCP server named \"{server}\""))?;
+        let Value::Object(arguments) = arguments else {
+            return Err(format!(
+                "server \"{server}\": tool arguments must be a JSON object"
+            ));
+        };
+        let mut notice = None;
+        let connection = match self.live_connection(slot)? {
+            Some(connection) => connection,
+            None => {
+                let (connection, said) = self.restart(slot)?;
+                notice = Some(said);
+                connection
+            }
+        };
+        let timeout = slot.call_timeout(&self.options);
+        let answer = self
+            .runtime
+            .block_on(connection.call(tool, arguments, timeout));
+        match answer {
+            Ok(result) => Ok(CallOutcome { result, notice }),
+            Err(CallFailure::Ended(ending)) => {
+                self.mark_died(slot, &ending);
+                let context = format!(" during the call to {tool}");
+                Err(format!(
+                    "server \"{server}\" {}; the next call restarts it once",
+                    ending.sentence(&context)
+                ))
+            }
+            Err(failure @ CallFailure::TimedOut(_)) => Err(format!(
+                "server \"{server}\" {failure} to {tool}{}; raise mcp.callTimeoutSeconds or the server's callTimeout if it needs longer",
+                connection.stderr_suffix()
+            )),
+            Err(failure) => Err(format!("server \"{server}\" {failure}")),
+        }
+    }
+
+    /// The connection when the server is up; `None` when it died and may be restarted.
+    fn live_connection(&self, slot: &Slot) -> Result<Option<Arc<Connection>>, String> {
+        let name = &slot.entry.name;
+        let live = slot.live.lock().unwrap_or_else(|p| p.into_inner());
+        match &*live {
+            Live::Up { connection, .. } => match connection.ended() {
+                None => Ok(Some(connection.clone())),
+                Some(ending) => {
+                    drop(live);
+                    self.mark_died(slot, &ending);
+                    let reason = ending.sentence("");
+                    self.restart_allowed(slot)
+                        .map(|()| None)
+                        .map_err(|why| format!("server \"{name}\" {reason}; {why}"))
+                }
+            },
+            Live::Down(ServerState::Died(reason)) => {
+                let reason = reason.clone();
+                drop(live);
+                self.restart_allowed(slot)
+                    .map(|()| None)
+                    .map_err(|why| format!("server \"{name}\" {reason}; {why}"))
+            }
+            Live::Down(ServerState::AwaitingTrust(explanation)) => {
+                Err(format!("server \"{name}\" is not started: {explanation}"))
+            }
+            Live::Down(ServerState::Failed(reason)) => {
+                Err(format!("server \"{name}\" is not connected: {reason}"))
+            }
+            Live::Down(ServerState::Connected { .. } | ServerState::Starting) => {
+                Err(format!("server \"{name}\" is not connected"))
+            }
+        }
+    }
+
+    fn restart_allowed(&self, slot: &Slot) -> Result<(), String> {
+        if *slot.restarted.lock().unwrap_or_else(|p| p.into_inner()) {
+            Err("it was already restarted once in this session, so it stays down".into())
+        } else {
+            Ok(())
+        }
+    }
+
+    fn mark_died(&self, slot: &Slot, ending: &Ending) {
+        let reason = ending.sentence("");
+        let mut died_at = slot.died_at.lock().unwrap_or_else(|p| p.into_inner());
+        if died_at.is_none() {
+            *died_at = Some(Instant::now());
+        }
+        drop(died_at);
+        if let Some(old) = slot.set(Live::Down(ServerState::Died(reason))) {
+            self.close_in_background(old);
+        }
+    }
+
+    fn restart(&self, slot: &Slot) -> Result<(Arc<Connection>, String), String> {
+        let name = &slot.entry.name;
+        *slot.restarted.lock().unwrap_or_else(|p| p.into_inner()) = true;
+        let reason = match &*slot.live.lock().unwrap_or_else(|p| p.into_inner()) {
+            Live::Down(ServerState::Died(reason)) => reason.clone(),
+            _ => "stopped".into(),
+        };
+        let since = slot
+            .died_at
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .map(|at| at.elapsed())
+            .unwrap_or_default();
+        let wait = self.options.restart_backoff.saturating_sub(since);
+        let definition = slot.definition().expect("it was connected once").clone();
+        let timeout = slot.startup_timeout(&self.options);
+        let result = self.runtime.block_on(async {
+            tokio::time::sleep(wait).await;
+            connect(&definition, &slot.cwd, timeout).await
+        });
+        match result {
+            Ok(Connected {
+                connection,
+                tools,
+                took,
+            }) => {
+                let connection = Arc::new(connection);
+                slot.set(Live::Up {
+                    connection: connection.clone(),
+                    tools,
+                    took,
+                });
+                *slot.died_at.lock().unwrap_or_else(|p| p.into_inner()) = None;
+                Ok((
+                    connection,
+                    format!(
+                        "server \"{name}\" had stopped ({reason}); restarted it after {}",
+                        seconds(wait.max(Duration::from_millis(1)))
+                    ),
+                ))
+            }
+            Err(error) => {
+                let reason = format!("could not be restarted: {error}");
+                slot.set(Live::Down(ServerState::Died(reason.clone())));
+                Err(format!("server \"{name}\" {reason}"))
+            }
+        }
+    }
+
+    fn close_in_background(&self, connection: Arc<Connection>) {
+        self.runtime.spawn(async move {
+            if let Ok(connection) = Arc::try_unwrap(connection) {
+                connection.close().await;
+            }
+        });
+    }
+
+    fn slot(&self, server: &str) -> Option<&Slot> {
+        self.slots.iter().find(|slot| slot.entry.name == server)
+    }
+
+    /// The process id of a connected stdio server (for tests and diagnostics).
+    pub fn pid_of(&self, server: &str) -> Option<u32> {
+        match &*self
+            .slot(server)?
+            .live
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+        {
+            Live::Up { connection, .. } => connection.pid,
+            Live::Down(_) => None,
+        }
+    }
+
+    /// Ends every server: closes each one's stdin, then ends its process group (SIGTERM, then
+    /// SIGKILL after a grace period), all at once. Dropping the session does the same.
+    pub fn shut_down(&self) {
+        let connections: Vec<Arc<Connection>> = self
+            .slots
+            .iter()
+            .filter_map(|slot| slot.set(Live::Down(ServerState::Failed("shut down".into()))))
+            .collect();
+        self.runtime.block_on(async {
+            let mut set = tokio::task::JoinSet::new();
+            for connection in connections {
+                if let Ok(connection) = Arc::try_unwrap(connection) {
+                    set.spawn(connection.close());
+                }
+            }
+            while set.join_next().await.is_some() {}
+        });
+    }
+}
+
+impl Drop for McpServers {
+    fn drop(&mut self) {
+        self.shut_down();
+    }
+}
+
+/// Whether the entry may start: usable definition, and the user's own or trusted. An admitted
+/// entry is `Starting` until `connect_admitted` replaces it.
+fn admit(settings: &Settings, entry: &ServerEntry) -> ServerState {
+    let definition = match &entry.definition {
+        Err(reason) => return ServerState::Failed(reason.clone()),
+        Ok(definition) => definition,
+    };
+    let scope = Scope::of_layer(entry.layer);
+    let digest = digest_of(definition.canonical_json().as_bytes());
+    let admitted = admission(settings, SourceKind::Mcp, &entry.name, scope, &digest);
+    if admitted.is_trusted() {
+        ServerState::Starting
+    } else {
+        ServerState::AwaitingTrust(admitted.explain(SourceKind::Mcp, &entry.name))
+    }
+}
+
+fn live_of(result: Result<Connected, String>) -> Live {
+    match result {
+        Ok(Connected {
+            connection,
+            tools,
+            took,
+        }) => Live::Up {
+            connection: Arc::new(connection),
+            tools,
+            took,
+        },
+        Err(reason) => Live::Down(ServerState::Failed(reason)),
+    }
+}
+
+/// `stdio`, `http`, or `-` for an unusable definition.
+pub fn transport_name(entry: &ServerEntry) -> &'static str {
+    match &entry.definition {
+        Ok(definition) => match definition.transport {
+            Transport::Stdio { .. } => "stdio",
+            Transport::Http { .. } => "http",
+        },
+        Err(_) => "-",
+    }
+}

@@ -1,0 +1,334 @@
+//! A stdio server: the child process (minimal environment, its own process group, stderr kept in
+//! a bounded tail) and the rmcp transport over its pipes, which reads at most one bounded line at
+//! a time, skips what is not JSON-RPC and notes it, and stops on a flood.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::process::Stdio;
+use std::sync::{Arc, Mutex};
+
+use rmcp::RoleClient;
+use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
+use rmcp::transport::Transport;
+use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::process::{ChildStdin, ChildStdout, Command};
+use tokio::sync::{mpsc, oneshot};
+
+use super::child_env::minimal_environment;
+use super::process_group::ProcessGroup;
+use super::stderr_tail::{StderrTail, shorten};
+
+/// The longest message accepted from a server, in bytes (a line longer than this is a flood).
+pub const MAX_MESSAGE_BYTES: usize = 16 << 20;
+
+/// What happened on a stdio server's pipes, for reports.
+#[derive(Debug, Default)]
+pub struct PipeEvents {
+    /// How the process ended, once it has.
+    pub exit: Option<String>,
+    /// Why earshot stopped reading its stdout (a flood), when it did.
+    pub flood: Option<String>,
+    /// Lines on stdout that were not JSON, skipped.
+    pub noise_lines: u64,
+    /// The first such line, shortened.
+    pub first_noise: Option<String>,
+    /// JSON lines that were not JSON-RPC messages, skipped.
+    pub malformed_messages: u64,
+}
+
+/// Shared view of a child's pipes: events plus the stderr tail.
+#[derive(Clone, Default)]
+pub struct PipeReport {
+    events: Arc<Mutex<PipeEvents>>,
+    /// The last bytes of stderr.
+    pub stderr: StderrTail,
+}
+
+impl PipeReport {
+    fn update(&self, change: impl FnOnce(&mut PipeEvents)) {
+        change(&mut self.events.lock().unwrap_or_else(|p| p.into_inner()));
+    }
+
+    /// Reads the events.
+    pub fn read<T>(&self, look: impl FnOnce(&PipeEvents) -> T) -> T {
+        look(&self.events.lock().unwrap_or_else(|p| p.into_inner()))
+    }
+
+    /// Why the connection ended (`sent a message over 16 MiB…`, `exited with code 1`) and how
+    /// stderr ended; `None` while it has not.
+    pub fn ending(&self) -> Option<Ending> {
+        let (flood, exit) = self.read(|events| (events.flood.clone(), events.exit.clone()));
+        flood.or(exit).map(|what| Ending {
+            what,
+            stderr: self.stderr.report_suffix(),
+        })
+    }
+
+    /// As [`PipeReport::ending`], or `closed its stdout` when the process has not been seen to
+    /// end yet.
+    pub fn ending_or_closed(&self) -> Ending {
+        self.ending().unwrap_or_else(|| Ending {
+            what: "closed its stdout".into(),
+            stderr: self.stderr.report_suffix(),
+        })
+    }
+
+    /// Lines of noise worth a warning: `wrote 3 lines that are not JSON-RPC to stdout (first: …)`.
+    pub fn noise(&self) -> Option<String> {
+        self.read(|events| {
+            let mut parts = Vec::new();
+            if events.noise_lines > 0 {
+                parts.push(format!(
+                    "wrote {} line(s) that are not JSON to stdout, skipped (first: \"{}\")",
+                    events.noise_lines,
+                    events.first_noise.as_deref().unwrap_or("")
+                ));
+            }
+            if events.malformed_messages > 0 {
+                parts.push(format!(
+                    "sent {} JSON line(s) that are not JSON-RPC messages, skipped",
+                    events.malformed_messages
+                ));
+            }
+            (!parts.is_empty()).then(|| parts.join("; "))
+        })
+    }
+}
+
+/// How a server's connection ended, in two parts so a report can put its context between them:
+/// `exited with code 1` + ` during the call to x` + `; its stderr ended: …`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Ending {
+    /// What happened.
+    pub what: String,
+    /// `; its stderr ended: …`, or empty.
+    pub stderr: String,
+}
+
+impl Ending {
+    /// `what` + `context` + the stderr suffix.
+    pub fn sentence(&self, context: &str) -> String {
+        format!("{}{context}{}", self.what, self.stderr)
+    }
+}
+
+/// Ends a stdio server's process group when asked; see [`ProcessGroup::shut_down`].
+pub struct GroupShutdown {
+    request: Option<oneshot::Sender<()>>,
+    supervisor: tokio::task::JoinHandle<()>,
+}
+
+impl GroupShutdown {
+    /// Asks the group to end (after its stdin was closed) and waits until it has.
+    pub async fn shut_down(mut self) {
+        if let Some(request) = self.request.take() {
+            let _ = request.send(());
+        }
+        let _ = (&mut self.supervisor).await;
+    }
+}
+
+/// A started stdio server: its transport for rmcp, its report, its shutdown.
+pub struct StdioChild {
+    /// The transport over its pipes.
+    pub transport: StdioTransport,
+    /// What happened on its pipes.
+    pub report: PipeReport,
+    /// Ends its process group.
+    pub shutdown: GroupShutdown,
+    /// Its process id.
+    pub pid: Option<u32>,
+}
+
+/// Starts `command` in its own process group with a minimal environment.
+///
+/// # Errors
+/// One line saying why it could not start (not found, not executable, bad `cwd`).
+pub fn spawn_stdio(
+    command: &str,
+    args: &[String],
+    entry_env: &BTreeMap<String, String>,
+    cwd: &Path,
+) -> Result<StdioChild, String> {
+    let mut child = Command::new(command);
+    child
+        .args(args)
+        .env_clear()
+        .envs(minimal_environment(std::env::vars_os(), entry_env))
+        .current_dir(cwd)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true);
+    #[cfg(unix)]
+    child.process_group(0);
+    let mut child = child.spawn().map_err(|error| match error.kind() {
+        std::io::ErrorKind::NotFound if !cwd.is_dir() => {
+            format!("its cwd {} does not exist", cwd.display())
+        }
+        std::io::ErrorKind::NotFound => {
+            format!("command \"{command}\" was not found (is it installed and on PATH?)")
+        }
+        std::io::ErrorKind::PermissionDenied => {
+            format!("command \"{command}\" is not executable")
+        }
+        _ => format!("command \"{command}\" could not start: {error}"),
+    })?;
+    let stdin = child.stdin.take().expect("stdin is piped");
+    let stdout = child.stdout.take().expect("stdout is piped");
+    let stderr = child.stderr.take().expect("stderr is piped");
+    let report = PipeReport::default();
+    tokio::spawn(report.stderr.clone().drain(stderr));
+    let (messages, incoming) = mpsc::channel(64);
+    tokio::spawn(read_messages(stdout, messages, report.clone()));
+    let group = ProcessGroup::new(child);
+    let pid = group.pid();
+    let (request, shutdown_requested) = oneshot::channel();
+    let exit_report = report.clone();
+    let supervisor = tokio::spawn(group.supervise(shutdown_requested, move |ending| {
+        exit_report.update(|events| events.exit = Some(ending));
+    }));
+    Ok(StdioChild {
+        transport: StdioTransport {
+            incoming,
+            stdin: Arc::new(tokio::sync::Mutex::new(Some(stdin))),
+        },
+        report,
+        shutdown: GroupShutdown {
+            request: Some(request),
+            supervisor,
+        },
+        pid,
+    })
+}
+
+/// rmcp's view of the child's pipes: whole JSON-RPC messages in, one line per message out.
+pub struct StdioTransport {
+    incoming: mpsc::Receiver<RxJsonRpcMessage<RoleClient>>,
+    stdin: Arc<tokio::sync::Mutex<Option<ChildStdin>>>,
+}
+
+impl Transport<RoleClient> for StdioTransport {
+    type Error = std::io::Error;
+
+    fn send(
+        &mut self,
+        item: TxJsonRpcMessage<RoleClient>,
+    ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
+        let stdin = self.stdin.clone();
+        async move {
+            let mut line = serde_json::to_vec(&item).map_err(std::io::Error::other)?;
+            line.push(b'\n');
+            let mut pipe = stdin.lock().await;
+            let Some(pipe) = pipe.as_mut() else {
+                return Err(std::io::ErrorKind::NotConnected.into());
+            };
+            pipe.write_all(&line).await?;
+            pipe.flush().await
+        }
+    }
+
+    fn receive(&mut self) -> impl Future<Output = Option<RxJsonRpcMessage<RoleClient>>> + Send {
+        self.incoming.recv()
+    }
+
+    async fn close(&mut self) -> Result<(), Self::Error> {
+        // Closing stdin is how a stdio server is asked to exit.
+        self.stdin.lock().await.take();
+        Ok(())
+    }
+}
+
+/// Reads messages from the server's stdout until it ends or floods; ending drops `messages`,
+/// which ends the rmcp session (pending calls then fail with the reason in `report`).
+async fn read_messages(
+    stdout: ChildStdout,
+    messages: mpsc::Sender<RxJsonRpcMessage<RoleClient>>,
+    report: PipeReport,
+) {
+    let mut reader = BufReader::with_capacity(64 * 1024, stdout);
+    let mut line = Vec::new();
+    loop {
+        match read_bounded_line(&mut reader, &mut line, MAX_MESSAGE_BYTES).await {
+            LineRead::Line => {}
+            LineRead::End => return,
+            LineRead::TooLong => {
+                report.update(|events| {
+                    events.flood = Some(format!(
+                        "sent a message over {} MiB (or output without line breaks), so earshot stopped reading it",
+                        MAX_MESSAGE_BYTES >> 20
+                    ));
+                });
+                return;
+            }
+        }
+        let text = line.trim_ascii();
+        if text.is_empty() {
+            continue;
+        }
+        if !text.starts_with(b"{") {
+            report.update(|events| {
+                events.noise_lines += 1;
+                if events.first_noise.is_none() {
+                    let shown = earshot_terminal_text::strip_controls(&String::from_utf8_lossy(
+                        &text[..text.len().min(400)],
+                    ));
+                    events.first_noise = Some(shorten(&shown, 80));
+                }
+            });
+            continue;
+        }
+        match serde_json::from_slice::<RxJsonRpcMessage<RoleClient>>(text) {
+            Ok(message) => {
+                if messages.send(message).await.is_err() {
+                    return;
+                }
+            }
+            Err(error) => {
+                tracing::debug!("skipped a message that is not JSON-RPC: {error}");
+                report.update(|events| events.malformed_messages += 1);
+            }
+        }
+    }
+}
+
+enum LineRead {
+    Line,
+    End,
+    TooLong,
+}
+
+/// Reads one `\n`-terminated line into `line`, never holding more than `max` bytes.
+async fn read_bounded_line(
+    reader: &mut (impl AsyncBufRead + Unpin),
+    line: &mut Vec<u8>,
+    max: usize,
+) -> LineRead {
+    line.clear();
+    loop {
+        let (used, done) = {
+            let available = match reader.fill_buf().await {
+                Ok(available) => available,
+                Err(_) => return LineRead::End,
+            };
+            if available.is_empty() {
+                return if line.is_empty() {
+                    LineRead::End
+                } else {
+                    LineRead::Line
+                };
+            }
+            let newline = available.iter().position(|byte| *byte == b'\n');
+            let take = newline.map_or(available.len(), |at| at + 1);
+            if line.len() + take > max {
+                return LineRead::TooLong;
+            }
+            line.extend_from_slice(&available[..take]);
+            (take, newline.is_some())
+        };
+        reader.consume(used);
+        if done {
+            return LineRead::Line;
+        }
+    }
+}

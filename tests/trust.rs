@@ -5,7 +5,11 @@ mod common;
 
 use common::{HELLO_WASM, Sandbox};
 
-const SERVER: &str = r#"{"mcpServers": {"gh": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-github"]}}}"#;
+/// A project server: the stdlib fixture with one tool (`--count 1`).
+fn server_settings(count: &str) -> String {
+    serde_json::json!({"mcpServers": {"gh": common::fixture_server("thirty_tools.py", &["--count", count])}})
+        .to_string()
+}
 
 fn with_plugin() -> Sandbox {
     let sandbox = Sandbox::new();
@@ -80,17 +84,14 @@ fn a_changed_component_lapses_its_trust() {
 #[test]
 fn a_changed_server_definition_lapses_its_trust() {
     let sandbox = Sandbox::new();
-    sandbox.write(".earshot/settings.json", SERVER);
+    sandbox.write(".earshot/settings.json", server_settings("1"));
     assert_eq!(sandbox.run(&["mcp", "trust", "gh"]).0, 0);
     let (_, stdout, _) = sandbox.run(&["mcp", "list"]);
     assert!(
-        stdout.contains("gh    project  stdio      trusted"),
+        stdout.contains("gh    project  stdio      connected: 1 tool(s)"),
         "{stdout}"
     );
-    sandbox.write(
-        ".earshot/settings.json",
-        SERVER.replace("server-github", "server-github@evil"),
-    );
+    sandbox.write(".earshot/settings.json", server_settings("2"));
     let (_, stdout, _) = sandbox.run(&["mcp", "list"]);
     assert!(
         stdout.contains("changed since you trusted it; review it, then run `earshot mcp trust gh`"),
@@ -243,7 +244,7 @@ fn trusting_what_does_not_exist_or_needs_no_trust_is_a_clear_error() {
         stderr.contains("is in your own config dir") && stderr.contains("loads without trust"),
         "{stderr}"
     );
-    std::fs::write(sandbox.config().join("settings.json"), SERVER).unwrap();
+    std::fs::write(sandbox.config().join("settings.json"), server_settings("1")).unwrap();
     let (code, _, stderr) = sandbox.run(&["mcp", "trust", "gh"]);
     assert_eq!(code, 1);
     assert_eq!(

@@ -159,8 +159,14 @@ impl Host {
         changed
     }
 
-    /// Whether MCP tools are reached through `tool_search` (more than 25 of them).
+    /// Whether MCP tools are reached through `tool_search` (more than 25 of them), after picking
+    /// up announced tool-list changes.
     pub fn tool_search_active(&self) -> bool {
+        self.refresh_changed_tools();
+        self.counted_tool_search_active()
+    }
+
+    fn counted_tool_search_active(&self) -> bool {
         self.registry()
             .tools()
             .filter(|tool| tool.id.kind() == SourceKind::Mcp)
@@ -172,7 +178,7 @@ impl Host {
     /// tool (25 or fewer) or `tool_search` plus the MCP tools it surfaced in this session.
     pub fn model_tools(&self) -> Vec<ModelTool> {
         self.refresh_changed_tools();
-        let searching = self.tool_search_active();
+        let searching = self.counted_tool_search_active();
         let surfaced = self
             .surfaced
             .lock()
@@ -206,7 +212,7 @@ impl Host {
         prompter: &dyn Prompter,
     ) -> Result<ToolOutput, CallError> {
         self.refresh_changed_tools();
-        let searching = self.tool_search_active();
+        let searching = self.counted_tool_search_active();
         if name == TOOL_SEARCH_NAME && searching {
             return self.tool_search(input_json);
         }

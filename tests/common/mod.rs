@@ -175,3 +175,73 @@ pub fn suite_remotes() -> Vec<earshot_host::sandbox::Remote> {
     walk(&suite_dir().join("remotes"), "", &mut all);
     all
 }
+
+/// The stdlib-Python MCP fixture servers in `fixtures/mcp/servers/`.
+pub fn mcp_fixture(script: &str) -> String {
+    std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../fixtures/mcp/servers")
+        .join(script)
+        .canonicalize()
+        .expect("fixture server exists")
+        .display()
+        .to_string()
+}
+
+/// A stdio server entry running a fixture server with `python3`.
+pub fn fixture_server(script: &str, args: &[&str]) -> serde_json::Value {
+    let mut all = vec![mcp_fixture(script)];
+    all.extend(args.iter().map(|arg| arg.to_string()));
+    serde_json::json!({ "command": "python3", "args": all })
+}
+
+impl Sandbox {
+    /// Writes the user's settings.json (their own: servers start without trust).
+    pub fn user_settings(&self, settings: serde_json::Value) {
+        std::fs::write(
+            self.config().join("settings.json"),
+            serde_json::to_string_pretty(&settings).unwrap(),
+        )
+        .unwrap();
+    }
+}
+
+/// `fixtures/mcp/parts/`: the real MCP servers from npm and PyPI, installed by `.ci/run`
+/// (`fixtures/mcp/parts/install.sh`).
+pub fn mcp_parts() -> std::path::PathBuf {
+    let parts = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../fixtures/mcp/parts")
+        .canonicalize()
+        .unwrap();
+    assert!(
+        parts
+            .join("node_modules/.bin/mcp-server-everything")
+            .exists(),
+        "the npm MCP parts are not installed: run fixtures/mcp/parts/install.sh ~/.cache/earshot-mcp-parts (as .ci/run does)"
+    );
+    parts
+}
+
+/// The venv Python with the PyPI `mcp` package: `$EARSHOT_MCP_PYTHON`, else the one
+/// `install.sh ~/.cache/earshot-mcp-parts` makes.
+pub fn mcp_python() -> String {
+    let python = std::env::var("EARSHOT_MCP_PYTHON").unwrap_or_else(|_| {
+        format!(
+            "{}/.cache/earshot-mcp-parts/venv/bin/python",
+            std::env::var("HOME").unwrap_or_default()
+        )
+    });
+    assert!(
+        std::path::Path::new(&python).exists(),
+        "no Python with the mcp package at {python}: run fixtures/mcp/parts/install.sh ~/.cache/earshot-mcp-parts (as .ci/run does)"
+    );
+    python
+}
+
+/// A free loopback port (bound, then released).
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}

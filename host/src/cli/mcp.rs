@@ -214,11 +214,13 @@ fn get(context: &Context, name: &str, as_json: bool) -> CommandResult {
         })
         .collect();
     if as_json {
-        let mut item = json!({"name": entry.name, "scope": entry.layer, "overrides": entry.shadows, "definition": definition, "tools": tools, "warnings": status.warnings});
+        let mut item = json!({"name": entry.name, "scope": entry.layer, "overrides": entry.shadows, "definition": definition, "warnings": status.warnings});
         if let (Some(item), serde_json::Value::Object(state)) =
             (item.as_object_mut(), state_json(&status.state))
         {
             item.extend(state);
+            // Here `tools` is the list itself, not its count.
+            item.insert("tools".into(), tools.into());
         }
         output::json(&item);
         return Ok(exit::OK);

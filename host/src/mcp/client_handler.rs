@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use rmcp::ClientHandler;
-use rmcp::model::{ClientCapabilities, ClientConfig, Implementation};
+use rmcp::model::{ClientCapabilities, ClientConfig, Implementation, ProtocolVersion};
 use rmcp::service::{NotificationContext, RoleClient};
 
 /// The client handler of one connection.
@@ -29,10 +29,13 @@ impl EarshotClient {
 
 impl ClientHandler for EarshotClient {
     fn get_info(&self) -> ClientConfig {
+        // The latest released protocol version with an initialize handshake; rmcp's default
+        // (2026-07-28) is a draft that released servers and the conformance suite refuse.
         ClientConfig::new(
             ClientCapabilities::default(),
             Implementation::new("earshot", env!("CARGO_PKG_VERSION")),
         )
+        .with_protocol_version(ProtocolVersion::V_2025_11_25)
     }
 
     async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {

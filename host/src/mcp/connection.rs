@@ -125,7 +125,7 @@ pub async fn connect(
                 Ok(Err(error)) => {
                     return Err(format!(
                         "failed during initialize at {url}: {}",
-                        one_line(&error.to_string())
+                        http_failure(&error.to_string())
                     ));
                 }
                 Err(_) => {
@@ -177,6 +177,22 @@ async fn settled_ending(report: &PipeReport) -> Option<Ending> {
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
     None
+}
+
+/// rmcp's description of an HTTP failure without its type names: `Send message error Transport
+/// [rmcp::…] error: HTTP 500, when send initialize request` becomes `HTTP 500`.
+fn http_failure(text: &str) -> String {
+    let mut core = text;
+    if let Some(at) = core.find("] error: ") {
+        core = &core[at + "] error: ".len()..];
+    }
+    if let Some(at) = core.rfind(", when ") {
+        core = &core[..at];
+    }
+    if core.contains("Auth required") {
+        return "it answered 401: it needs authorization (set an Authorization header under \"headers\")".into();
+    }
+    one_line(core)
 }
 
 /// `text` on one line, shortened.

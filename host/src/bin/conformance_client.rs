@@ -1,0 +1,63 @@
+//! A small MCP client on the host library, for the official MCP conformance suite
+//! (`@modelcontextprotocol/conformance client --command "exec earshot-conformance-client"`).
+//!
+//! The harness appends the server URL as the last argument and names the scenario in
+//! `MCP_CONFORMANCE_SCENARIO`. The client configures that URL as the streamable HTTP server
+//! `conformance` in a throwaway config dir (allowing its tools), loads a session exactly as
+//! `earshot` does, and for `tools_call` calls `add_numbers` through the gate and both sandboxes.
+
+use std::process::ExitCode;
+
+use earshot_host::gate::NonInteractivePrompter;
+use earshot_host::host::Host;
+use earshot_host::mcp::ServerState;
+use earshot_host::settings::Settings;
+
+fn main() -> ExitCode {
+    let Some(url) = std::env::args().skip(1).last() else {
+        eprintln!("usage: earshot-conformance-client URL (the harness appends it)");
+        return ExitCode::from(2);
+    };
+    let scenario = std::env::var("MCP_CONFORMANCE_SCENARIO").unwrap_or_default();
+    match run(&url, &scenario) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("error: {error}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(url: &str, scenario: &str) -> Result<(), String> {
+    let config = tempfile::tempdir().map_err(|error| error.to_string())?;
+    let settings = serde_json::json!({
+        "mcpServers": { "conformance": { "type": "http", "url": url } },
+        "permissions": { "allow": ["Mcp(conformance__*)"] },
+    });
+    std::fs::write(config.path().join("settings.json"), settings.to_string())
+        .map_err(|error| error.to_string())?;
+    let host = Host::load(Settings::load(Some(config.path()), None)).map_err(|e| e.to_string())?;
+    let servers = host.mcp().ok_or("the server is not configured")?;
+    for status in servers.statuses() {
+        match &status.state {
+            ServerState::Connected { tools, took } => {
+                eprintln!("connected: {tools} tool(s) in {took:?}")
+            }
+            other => return Err(format!("server \"{}\": {other:?}", status.name)),
+        }
+    }
+    if scenario == "tools_call" {
+        let output = host
+            .call(
+                "conformance__add_numbers",
+                r#"{"a": 2, "b": 3}"#,
+                &NonInteractivePrompter,
+            )
+            .map_err(|error| error.to_string())?;
+        println!("{}", output.output);
+        if output.is_error {
+            return Err("add_numbers reported an error".into());
+        }
+    }
+    Ok(())
+}

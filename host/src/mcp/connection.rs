@@ -242,11 +242,12 @@ impl Connection {
             let request = ClientRequest::ListToolsRequest(ListToolsRequest::with_param(
                 PaginatedRequestParams::default().with_cursor(cursor.take()),
             ));
-            let result = self
-                .service
-                .send_request(request)
-                .await
-                .map_err(|error| self.describe_failure(error, "tools/list").to_string())?;
+            let result = match self.service.send_request(request).await {
+                Ok(result) => result,
+                Err(error) => {
+                    return Err(self.describe_failure(error, "tools/list").await.to_string());
+                }
+            };
             let page = serde_json::to_value(&result).map_err(|error| error.to_string())?;
             let Some(listed) = page.get("tools").and_then(Value::as_array) else {
                 return Err("answered tools/list without a \"tools\" list".into());
@@ -297,11 +298,11 @@ impl Connection {
         match answer {
             Ok(result) => serde_json::to_value(&result)
                 .map_err(|error| CallFailure::Refused(format!("an unreadable result: {error}"))),
-            Err(error) => Err(self.describe_failure(error, "tools/call")),
+            Err(error) => Err(self.describe_failure(error, "tools/call").await),
         }
     }
 
-    fn describe_failure(&self, error: ServiceError, what: &str) -> CallFailure {
+    async fn describe_failure(&self, error: ServiceError, what: &str) -> CallFailure {
         match error {
             ServiceError::Timeout { timeout } => CallFailure::TimedOut(seconds(timeout)),
             ServiceError::McpError(error) => CallFailure::Refused(one_line(&error.message)),
@@ -311,7 +312,7 @@ impl Connection {
                         // The exit status lands a moment after the pipes close.
                         let deadline = Instant::now() + Duration::from_millis(500);
                         while Instant::now() < deadline && report.ending().is_none() {
-                            std::thread::sleep(Duration::from_millis(10));
+                            tokio::time::sleep(Duration::from_millis(10)).await;
                         }
                         report.ending_or_closed()
                     }

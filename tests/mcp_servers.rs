@@ -206,10 +206,25 @@ fn invalid_input_never_reaches_the_server() {
         stderr.contains("/text: 5 is not of type \"string\""),
         "{stderr}"
     );
+    let log = std::fs::read_to_string(&calls).unwrap();
+    assert!(log.starts_with("start "), "the server ran: {log}");
+    assert!(!log.contains("call "), "the call never arrived: {log}");
+    // The control: a valid call is logged.
+    assert_eq!(
+        sandbox
+            .run(&["tools", "call", "bad__echo", r#"{"text": "ok"}"#])
+            .0,
+        0
+    );
+    assert!(
+        std::fs::read_to_string(&calls)
+            .unwrap()
+            .contains("call echo")
+    );
 }
 
 fn hostile(sandbox: &Sandbox, tool: &str) -> (i32, String, String) {
-    sandbox.user_settings(json!({"mcpServers": {"bad": {"command": "python3", "args": [common::mcp_fixture("misbehaving.py"), "--banner"], "callTimeout": 1000}},
+    sandbox.user_settings(json!({"mcpServers": {"bad": {"command": "python3", "args": [common::mcp_fixture("misbehaving.py"), "--banner"], "callTimeout": 3000}},
         "permissions": {"allow": ["Mcp(bad__*)"]}}));
     sandbox.run(&["tools", "call", &format!("bad__{tool}"), "{}"])
 }
@@ -250,7 +265,7 @@ fn a_call_that_hangs_times_out_with_the_setting_to_change() {
     let (code, _, stderr) = hostile(&Sandbox::new(), "hang");
     assert_eq!(code, 1);
     assert!(
-        stderr.contains("server \"bad\" did not answer within 1s to hang"),
+        stderr.contains("server \"bad\" did not answer within 3s to hang"),
         "{stderr}"
     );
     assert!(stderr.contains("callTimeout"), "{stderr}");
@@ -262,7 +277,15 @@ fn non_json_lines_on_stdout_are_skipped_and_reported() {
     assert_eq!(code, 0, "{stderr}");
     assert_eq!(stdout.trim(), "after the garbage");
     assert!(
-        stderr.contains("that are not JSON to stdout, skipped (first: \"server ready!\")"),
+        stderr.contains(
+            "wrote 1 line(s) that are not JSON to stdout, skipped (first: \"server ready!\")"
+        ),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(
+            "server \"bad\" wrote 2 line(s) that are not JSON to stdout during the call; they were skipped"
+        ),
         "{stderr}"
     );
 }
@@ -516,4 +539,82 @@ fn http_servers_that_refuse_or_flood_are_reported_and_skipped() {
         "{listed:?}"
     );
     assert_eq!(server(&listed, "ok")["state"], "connected");
+}
+
+#[test]
+fn a_message_nested_too_deep_fails_the_call_at_once_instead_of_hanging() {
+    let (code, _, stderr) = hostile(&Sandbox::new(), "deep");
+    assert_eq!(code, 1);
+    assert!(
+        stderr.contains(
+            "server \"bad\" sent a message that is not valid JSON-RPC (recursion limit exceeded"
+        ),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("did not answer"), "{stderr}");
+}
+
+#[test]
+fn a_signal_to_earshot_ends_every_server_process_group() {
+    let sandbox = Sandbox::new();
+    let pids = sandbox.dir.path().join("pids");
+    let pids_arg = pids.display().to_string();
+    sandbox.user_settings(json!({"mcpServers": {
+        "stubborn": fixture_server("ignores_stdin_close.py", &["--pid-file", &pids_arg]),
+        "slow": {"command": "python3", "args": [common::mcp_fixture("slow_start.py"), "--delay", "600"], "timeout": 600000},
+    }}));
+    let mut earshot = sandbox
+        .earshot()
+        .args(["mcp", "list"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    // Wait until the stubborn server and its grandchild run (the slow one keeps earshot busy).
+    let mut found = Vec::new();
+    for _ in 0..200 {
+        found = std::fs::read_to_string(&pids)
+            .unwrap_or_default()
+            .lines()
+            .filter_map(|line| line.parse::<i32>().ok())
+            .collect();
+        if found.len() == 2 {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    assert_eq!(
+        found.len(),
+        2,
+        "the server wrote its and its grandchild's pid"
+    );
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    // SAFETY: sends SIGTERM to the earshot child this test started.
+    unsafe { kill(earshot.id() as i32, 15) };
+    let status = earshot.wait().unwrap();
+    assert_eq!(status.code(), Some(128 + 15), "{status:?}");
+    for pid in found {
+        let mut gone = false;
+        for _ in 0..100 {
+            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+            if stat.is_empty()
+                || stat
+                    .rsplit(')')
+                    .next()
+                    .unwrap_or("")
+                    .trim_start()
+                    .starts_with('Z')
+            {
+                gone = true;
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        assert!(gone, "process {pid} outlived earshot");
+    }
+}
+
+unsafe extern "C" {
+    /// libc's kill(2), to send earshot a signal as a terminal or a supervisor would.
+    fn kill(pid: i32, signal: i32) -> i32;
 }

@@ -19,6 +19,15 @@ fn settings(sandbox: &Sandbox) -> Settings {
     )
 }
 
+/// How many times the server started (its count file also logs calls).
+fn starts_in(log: &std::path::Path) -> usize {
+    std::fs::read_to_string(log)
+        .unwrap()
+        .lines()
+        .filter(|line| line.starts_with("start "))
+        .count()
+}
+
 fn call(
     host: &earshot_host::host::Host,
     name: &str,
@@ -52,7 +61,7 @@ fn a_server_that_died_is_restarted_once_by_the_next_call_which_says_so() {
     assert_eq!(again.output, "two");
     let notice = again.notice.expect("the restart is reported");
     assert!(notice.starts_with("server \"bad\" had stopped (exited with code 1; its stderr ended: panic: lost my mind); restarted it"), "{notice}");
-    assert_eq!(std::fs::read_to_string(&starts).unwrap().lines().count(), 2);
+    assert_eq!(starts_in(&starts), 2);
 
     // A second death: no second restart in this session.
     call(&host, "bad__die", "{}").unwrap_err();
@@ -61,7 +70,7 @@ fn a_server_that_died_is_restarted_once_by_the_next_call_which_says_so() {
         down.contains("already restarted once in this session"),
         "{down}"
     );
-    assert_eq!(std::fs::read_to_string(&starts).unwrap().lines().count(), 2);
+    assert_eq!(starts_in(&starts), 2);
 }
 
 #[test]
@@ -304,5 +313,32 @@ fn mcp_calls_are_serialised_never_two_at_once() {
             pair[0].1 <= pair[1].0,
             "two calls overlapped on the servers' clocks: {spans:?}"
         );
+    }
+}
+
+#[test]
+fn a_server_that_stops_reading_its_stdin_is_given_up_on_and_calls_still_return() {
+    let sandbox = Sandbox::new();
+    sandbox.user_settings(json!({"mcpServers": {"bad": {"command": "python3", "args": [common::mcp_fixture("misbehaving.py")], "callTimeout": 1000}},
+        "permissions": {"allow": ["Mcp(bad__*)"]}}));
+    let host = sandbox.host();
+    let stalled = call(&host, "bad__stall", "{}").unwrap_err();
+    assert!(stalled.contains("did not answer within 1s"), "{stalled}");
+    // 1 MiB of input cannot fit in the pipe of a server that reads nothing.
+    let big = json!({"text": "x".repeat(1 << 20)}).to_string();
+    let blocked = call(&host, "bad__echo", &big).unwrap_err();
+    assert!(
+        blocked.contains("did not answer within 1s")
+            || blocked.contains("stopped reading its stdin"),
+        "{blocked}"
+    );
+    // Never a hang: the stalled server was given up on, and the next call restarts it (and says
+    // why) or is refused with the reason.
+    match call(&host, "bad__echo", r#"{"text":"hi"}"#) {
+        Ok(output) => {
+            let notice = output.notice.unwrap_or_default();
+            assert!(notice.contains("stopped reading its stdin"), "{notice}");
+        }
+        Err(error) => assert!(error.contains("stopped reading its stdin"), "{error}"),
     }
 }

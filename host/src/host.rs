@@ -6,7 +6,7 @@ use std::sync::{Arc, Mutex, RwLock, RwLockReadGuard};
 
 use serde_json::{Value, json};
 
-use crate::dispatch::{CallError, ToolOutput, call_tool};
+use crate::dispatch::{CallError, ToolOutput, call_registered};
 use crate::gate::{Gate, Prompter};
 use crate::loaders::components::load_components;
 use crate::loaders::extensions::{limits_from_settings, load_extensions};
@@ -16,7 +16,7 @@ use crate::mcp::{
     StartProgress, TOOL_SEARCH_NAME, read_servers, search,
 };
 use crate::names::SourceKind;
-use crate::registry::{RegisteredTool, ToolRegistry};
+use crate::registry::{RegisteredTool, Runner, ToolRegistry};
 use crate::sandbox::{
     ComponentCache, McpOutputParser, SandboxEngine, SandboxError, SandboxLimits, SchemaValidator,
 };
@@ -229,15 +229,14 @@ impl Host {
                 return Err(CallError::NotListed(tool.id.namespaced()));
             }
         }
-        let registry = self.registry();
-        call_tool(
-            &registry,
-            &self.gate,
-            &self.validator,
-            prompter,
-            name,
-            input_json,
-        )
+        // A copy of the entry (it holds only `Arc`s): no lock is held while the gate asks or
+        // the tool runs, so a list_changed refresh never waits on a prompt or a slow call.
+        let tool = self
+            .registry()
+            .find(name)
+            .cloned()
+            .ok_or_else(|| CallError::UnknownTool(name.to_string()))?;
+        call_registered(&tool, &self.gate, &self.validator, prompter, input_json)
     }
 
     /// `tool_search`: ranks the MCP tools by the query, returns at most ten, and keeps what it
@@ -272,7 +271,15 @@ impl Host {
             .iter()
             .map(|tool| SearchDocument {
                 name: tool.id.namespaced(),
-                text: format!("{} {}", tool.id.tool(), tool.description),
+                text: match &tool.runner {
+                    Runner::Mcp(runner) => format!(
+                        "{} {} {}",
+                        tool.id.tool(),
+                        runner.title.as_deref().unwrap_or(""),
+                        tool.description
+                    ),
+                    _ => format!("{} {}", tool.id.tool(), tool.description),
+                },
             })
             .collect();
         let found = search(&documents, query, limit);

@@ -65,7 +65,10 @@ fn connect(context: &Context, only: Option<&str>) -> McpServers {
     let servers = McpServers::start(
         &context.settings,
         &Context::env,
-        McpOptions::from_settings(&context.settings),
+        McpOptions {
+            end_servers_on_signals: true,
+            ..McpOptions::from_settings(&context.settings)
+        },
         only,
         &mut |step| progress.update(step),
     );
@@ -181,7 +184,14 @@ fn mask(value: &str) -> String {
 
 fn get(context: &Context, name: &str, as_json: bool) -> CommandResult {
     let entry = find(context, name)?;
-    let definition = match &entry.definition {
+    // Expanded again with every variable's value masked: what came from a variable never shows,
+    // wherever it was used (args, url, headers); env and header values are masked whole.
+    let masked_variables = |variable: &str| Context::env(variable).map(|value| mask(&value));
+    let shown = read_servers(&context.settings, &masked_variables)
+        .into_iter()
+        .find(|shown| shown.name == name)
+        .expect("the same settings define it");
+    let definition = match &shown.definition {
         Ok(definition) => {
             let mut masked = definition.clone();
             match &mut masked.transport {

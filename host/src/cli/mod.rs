@@ -154,7 +154,7 @@ pub(crate) type CommandResult = Result<u8, Failure>;
 
 fn init_tracing(verbose: u8) {
     let default = match verbose {
-        0 => "warn",
+        0 => "warn,rmcp=off",
         1 => "debug",
         _ => "trace",
     };

@@ -42,7 +42,10 @@ pub(crate) enum ToolsCommand {
 pub(crate) fn run(context: Context, command: ToolsCommand) -> CommandResult {
     let servers = read_servers(&context.settings, &Context::env).len();
     let mut progress = ProgressLine::start(servers);
-    let options = McpOptions::from_settings(&context.settings);
+    let options = McpOptions {
+        end_servers_on_signals: true,
+        ..McpOptions::from_settings(&context.settings)
+    };
     let host = Host::load_with_mcp(
         context.settings,
         &SandboxEngine::shared(),

@@ -3,7 +3,7 @@
 
 use crate::gate::{Gate, Outcome, Prompter, ToolRequest, sanitise_for_terminal};
 use crate::names::ToolId;
-use crate::registry::{McpRunner, Runner, ToolRegistry};
+use crate::registry::{McpRunner, RegisteredTool, Runner, ToolRegistry};
 use crate::sandbox::{SchemaValidator, ValidationIssue, Verdict};
 
 /// What a tool call produced, for the model.
@@ -63,6 +63,20 @@ pub fn call_tool(
     let tool = registry
         .find(name)
         .ok_or_else(|| CallError::UnknownTool(name.to_string()))?;
+    call_registered(tool, gate, validator, prompter, input_json)
+}
+
+/// Runs one registered tool: gate (prompting only on ask), input validation, then the tool.
+///
+/// # Errors
+/// A [`CallError`] saying why the tool did not run or did not finish.
+pub fn call_registered(
+    tool: &RegisteredTool,
+    gate: &Gate,
+    validator: &SchemaValidator,
+    prompter: &dyn Prompter,
+    input_json: &str,
+) -> Result<ToolOutput, CallError> {
     let request = ToolRequest {
         tool: &tool.id,
         read_only: tool.read_only,

@@ -16,6 +16,9 @@ use crate::sandbox::{McpOutputParser, SchemaValidator};
 /// Longest description kept from a server (the rest is cut).
 const MAX_DESCRIPTION_CHARS: usize = 2_000;
 
+/// Largest input or output schema accepted for one tool; a model is shown the input schema.
+pub const MAX_SCHEMA_BYTES: usize = 64 * 1024;
+
 /// Registers the current tools of every connected server, and reports every server that is not
 /// connected, so the session goes on with the tools it has.
 pub fn load_mcp_tools(
@@ -155,6 +158,17 @@ fn read_tool(raw: &Value) -> Result<ListedTool, String> {
         Some(Value::Object(schema)) => Some(Value::Object(schema.clone()).to_string()),
         _ => None,
     };
+    let largest = schema
+        .len()
+        .max(output_schema.as_ref().map_or(0, String::len));
+    if largest > MAX_SCHEMA_BYTES {
+        return Err(format!(
+            "tool \"{}\" skipped: its schema is {} KiB, over the {} KiB earshot accepts",
+            crate::mcp::shown_name(name),
+            largest / 1024,
+            MAX_SCHEMA_BYTES / 1024
+        ));
+    }
     let annotations = object.get("annotations").and_then(Value::as_object);
     let title = object
         .get("title")

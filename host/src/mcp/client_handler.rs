@@ -21,6 +21,11 @@ impl EarshotClient {
         EarshotClient::default()
     }
 
+    /// Sets the flag again (a refresh that failed is retried).
+    pub fn mark_tools_changed(&self) {
+        self.tools_changed.store(true, Ordering::Release);
+    }
+
     /// Whether the server said its tools changed since the last call; clears the flag.
     pub fn take_tools_changed(&self) -> bool {
         self.tools_changed.swap(false, Ordering::AcqRel)

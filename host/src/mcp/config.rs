@@ -77,6 +77,8 @@ pub struct ServerEntry {
     pub layer: Layer,
     /// Wider layers that also define this name (shadowed by `layer`).
     pub shadows: Vec<Layer>,
+    /// The entry as written (before `${VAR}` expansion), for showing without secrets.
+    pub raw: Value,
     /// The definition, or why this entry cannot be used.
     pub definition: Result<ServerDefinition, String>,
 }
@@ -94,6 +96,7 @@ pub fn read_servers(settings: &Settings, env: &dyn Fn(&str) -> Option<String>) -
                 name: "mcpServers".into(),
                 layer: file.layer,
                 shadows: Vec::new(),
+                raw: Value::Null,
                 definition: Err(format!(
                     "{}: mcpServers must be an object",
                     file.path.display()
@@ -108,12 +111,14 @@ pub fn read_servers(settings: &Settings, env: &dyn Fn(&str) -> Option<String>) -
             if let Some(existing) = entries.iter_mut().find(|entry| entry.name == *name) {
                 existing.shadows.push(existing.layer);
                 existing.layer = file.layer;
+                existing.raw = raw.clone();
                 existing.definition = definition;
             } else {
                 entries.push(ServerEntry {
                     name: name.clone(),
                     layer: file.layer,
                     shadows: Vec::new(),
+                    raw: raw.clone(),
                     definition,
                 });
             }
@@ -163,8 +168,15 @@ fn parse_definition(
                 .get("url")
                 .and_then(Value::as_str)
                 .ok_or("an http server needs a \"url\" string")?;
+            let url = expanded(url)?;
+            if !(url.starts_with("http://") || url.starts_with("https://")) {
+                let shown: String = url.chars().take(60).collect();
+                return Err(format!(
+                    "url \"{shown}\" must start with http:// or https://"
+                ));
+            }
             Transport::Http {
-                url: expanded(url)?,
+                url,
                 headers: string_map("headers")?,
             }
         }

@@ -23,7 +23,10 @@ use super::stdio::{Ending, GroupShutdown, PipeReport, spawn_stdio};
 pub const MAX_TOOLS_PER_SERVER: usize = 1000;
 
 /// The most `tools/list` pages followed.
-const MAX_PAGES: usize = 100;
+const MAX_PAGES: usize = 50;
+
+/// The most bytes of tool definitions kept from one server (all pages together).
+pub const MAX_TOOL_LIST_BYTES: usize = 8 << 20;
 
 /// How a call failed, for the user.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -213,6 +216,11 @@ impl Connection {
         self.child.as_ref()?.0.ending()
     }
 
+    /// Marks the tools as changed again (a refresh that failed is retried on the next look).
+    pub fn mark_tools_changed(&self) {
+        self.handler.mark_tools_changed();
+    }
+
     /// Whether the server announced a change to its tools since the last look.
     pub fn take_tools_changed(&self) -> bool {
         self.handler.take_tools_changed()
@@ -221,6 +229,13 @@ impl Connection {
     /// Warnings about what the server wrote besides messages (non-JSON lines and the like).
     pub fn noise(&self) -> Option<String> {
         self.child.as_ref().and_then(|(report, _)| report.noise())
+    }
+
+    /// How many lines that are not JSON the server has written to stdout so far.
+    pub fn noise_lines(&self) -> u64 {
+        self.child
+            .as_ref()
+            .map_or(0, |(report, _)| report.read(|events| events.noise_lines))
     }
 
     /// `; its stderr ended: …` for reports (empty for HTTP servers).
@@ -237,6 +252,7 @@ impl Connection {
     /// One line saying what went wrong.
     pub async fn list_tools(&self) -> Result<Vec<Value>, String> {
         let mut tools: Vec<Value> = Vec::new();
+        let mut bytes = 0usize;
         let mut cursor: Option<String> = None;
         for _ in 0..MAX_PAGES {
             let request = ClientRequest::ListToolsRequest(ListToolsRequest::with_param(
@@ -252,6 +268,16 @@ impl Connection {
             let Some(listed) = page.get("tools").and_then(Value::as_array) else {
                 return Err("answered tools/list without a \"tools\" list".into());
             };
+            bytes += listed
+                .iter()
+                .map(|tool| tool.to_string().len())
+                .sum::<usize>();
+            if bytes > MAX_TOOL_LIST_BYTES {
+                return Err(format!(
+                    "lists more than {} MiB of tool definitions, the most earshot keeps from one server",
+                    MAX_TOOL_LIST_BYTES >> 20
+                ));
+            }
             tools.extend(listed.iter().cloned());
             if tools.len() > MAX_TOOLS_PER_SERVER {
                 return Err(format!(
@@ -317,7 +343,7 @@ impl Connection {
                         report.ending_or_closed()
                     }
                     None => Ending {
-                        what: format!("closed the connection during {what}"),
+                        what: format!("closed the connection ({what})"),
                         stderr: String::new(),
                     },
                 };

@@ -24,6 +24,7 @@ pub use child_env::{INHERITED_VARIABLES, minimal_environment};
 pub use config::{ServerDefinition, ServerEntry, Transport, read_servers};
 pub use connection::{CallFailure, seconds};
 pub use expand::{ExpandError, expand};
+pub use process_group::{SHUTDOWN_GRACE, end_all_groups};
 pub use search::{
     LISTED_MCP_TOOLS_LIMIT, MAX_SEARCH_RESULTS, SearchDocument, TOOL_SEARCH_NAME, search, words,
 };

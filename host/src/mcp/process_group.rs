@@ -1,9 +1,73 @@
 //! A stdio server's process group, ended as a whole: a server that ignores stdin closing, or
 //! leaves children behind, is still gone when earshot is done with it.
 
+use std::collections::BTreeSet;
+use std::sync::Mutex;
 use std::time::Duration;
 
 use tokio::process::Child;
+
+/// Every server process group alive in this process, so that a signal that ends earshot can end
+/// them too (they are in their own groups, so a terminal's Ctrl-C never reaches them).
+static LIVE_GROUPS: Mutex<BTreeSet<i32>> = Mutex::new(BTreeSet::new());
+
+fn live_groups() -> std::sync::MutexGuard<'static, BTreeSet<i32>> {
+    LIVE_GROUPS.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// On SIGINT, SIGTERM or SIGHUP, ends every server process group (SIGTERM, then SIGKILL a moment
+/// later) and exits with 128 + the signal's number. For the `earshot` binary; an embedder that
+/// handles signals itself calls [`end_all_groups`] instead. Must run inside a tokio runtime.
+pub fn end_all_groups_on_signals() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        for (kind, number) in [
+            (SignalKind::interrupt(), libc::SIGINT),
+            (SignalKind::terminate(), libc::SIGTERM),
+            (SignalKind::hangup(), libc::SIGHUP),
+        ] {
+            let Ok(mut stream) = signal(kind) else {
+                continue;
+            };
+            tokio::spawn(async move {
+                if stream.recv().await.is_some() {
+                    end_all_groups(Duration::from_millis(300)).await;
+                    std::process::exit(128 + number);
+                }
+            });
+        }
+    }
+}
+
+/// Ends every live server process group: SIGTERM, then SIGKILL after `grace`.
+pub async fn end_all_groups(grace: Duration) {
+    let groups: Vec<i32> = live_groups().iter().copied().collect();
+    for signal in [Signal::Terminate, Signal::Kill] {
+        for pgid in &groups {
+            send(*pgid, signal);
+        }
+        if matches!(signal, Signal::Terminate) {
+            tokio::time::sleep(grace).await;
+        }
+    }
+}
+
+fn send(pgid: i32, signal: Signal) {
+    #[cfg(unix)]
+    {
+        let number = match signal {
+            Signal::Terminate => libc::SIGTERM,
+            Signal::Kill => libc::SIGKILL,
+        };
+        // SAFETY: killpg only sends a signal; an id that no longer exists gives ESRCH.
+        unsafe {
+            libc::killpg(pgid, number);
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = (pgid, signal);
+}
 
 /// How long a server gets to exit after its stdin closes, and again after SIGTERM.
 pub const SHUTDOWN_GRACE: Duration = Duration::from_millis(1500);
@@ -18,6 +82,9 @@ impl ProcessGroup {
     /// Takes charge of `child`, which must have been spawned as the leader of a new group.
     pub fn new(child: Child) -> ProcessGroup {
         let pgid = child.id().and_then(|pid| i32::try_from(pid).ok());
+        if let Some(pgid) = pgid {
+            live_groups().insert(pgid);
+        }
         ProcessGroup { child, pgid }
     }
 
@@ -68,19 +135,9 @@ impl ProcessGroup {
     }
 
     fn signal(&self, signal: Signal) {
-        #[cfg(unix)]
         if let Some(pgid) = self.pgid {
-            let number = match signal {
-                Signal::Terminate => libc::SIGTERM,
-                Signal::Kill => libc::SIGKILL,
-            };
-            // SAFETY: killpg only sends a signal; an id that no longer exists gives ESRCH.
-            unsafe {
-                libc::killpg(pgid, number);
-            }
+            send(pgid, signal);
         }
-        #[cfg(not(unix))]
-        let _ = signal;
     }
 }
 
@@ -89,6 +146,9 @@ impl Drop for ProcessGroup {
     fn drop(&mut self) {
         if matches!(self.child.try_wait(), Ok(None)) {
             self.signal(Signal::Kill);
+        }
+        if let Some(pgid) = self.pgid {
+            live_groups().remove(&pgid);
         }
     }
 }

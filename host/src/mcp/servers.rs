@@ -26,6 +26,9 @@ pub struct McpOptions {
     pub call_timeout: Duration,
     /// The least time between a server's death and its restart.
     pub restart_backoff: Duration,
+    /// End every server process group when this process gets SIGINT, SIGTERM or SIGHUP, then
+    /// exit (the `earshot` binary sets it; an embedder handles its own signals).
+    pub end_servers_on_signals: bool,
 }
 
 impl Default for McpOptions {
@@ -35,6 +38,7 @@ impl Default for McpOptions {
             startup_timeout: Duration::from_secs(30),
             call_timeout: Duration::from_secs(120),
             restart_backoff: Duration::from_secs(1),
+            end_servers_on_signals: false,
         }
     }
 }
@@ -122,6 +126,8 @@ struct Slot {
     live: Mutex<Live>,
     died_at: Mutex<Option<Instant>>,
     restarted: Mutex<bool>,
+    /// Set when a restart brought a new tool list that the registry has not seen.
+    tools_replaced: Mutex<bool>,
 }
 
 impl Slot {
@@ -190,6 +196,9 @@ impl McpServers {
             .enable_all()
             .build()
             .expect("the MCP runtime starts");
+        if options.end_servers_on_signals {
+            runtime.block_on(async { super::process_group::end_all_groups_on_signals() });
+        }
         let cwd = settings
             .project
             .as_ref()
@@ -207,6 +216,7 @@ impl McpServers {
                     live: Mutex::new(Live::Down(state)),
                     died_at: Mutex::new(None),
                     restarted: Mutex::new(false),
+                    tools_replaced: Mutex::new(false),
                 }
             })
             .collect();
@@ -241,10 +251,12 @@ impl McpServers {
                 set.spawn(async move { (index, connect(&definition, &cwd, timeout).await) });
             }
             let mut done = 0;
+            let mut pending: Vec<usize> = (0..self.slots.len()).collect();
             while let Some(joined) = set.join_next().await {
                 let Ok((index, result)) = joined else {
                     continue;
                 };
+                pending.retain(|i| *i != index);
                 let slot = &self.slots[index];
                 slot.set(live_of(result));
                 done += 1;
@@ -253,6 +265,16 @@ impl McpServers {
                     done,
                     total,
                 });
+            }
+            // A start-up task that panicked leaves its slot starting: report it instead.
+            for index in pending {
+                let slot = &self.slots[index];
+                let mut live = slot.live.lock().unwrap_or_else(|p| p.into_inner());
+                if matches!(&*live, Live::Down(ServerState::Starting)) {
+                    *live = Live::Down(ServerState::Failed(
+                        "its start-up failed inside earshot (see -v for details)".into(),
+                    ));
+                }
             }
         });
     }
@@ -331,9 +353,19 @@ impl McpServers {
     pub fn refresh_changed(&self) -> Vec<String> {
         let mut changed = Vec::new();
         for slot in &self.slots {
+            let restarted = std::mem::take(
+                &mut *slot
+                    .tools_replaced
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner()),
+            );
             let connection = match &*slot.live.lock().unwrap_or_else(|p| p.into_inner()) {
                 Live::Up { connection, .. } if connection.take_tools_changed() => {
                     connection.clone()
+                }
+                Live::Up { .. } | Live::Down(_) if restarted => {
+                    changed.push(slot.entry.name.clone());
+                    continue;
                 }
                 _ => continue,
             };
@@ -349,6 +381,8 @@ impl McpServers {
                 }
                 changed.push(slot.entry.name.clone());
             } else {
+                // Keep the old list and try again on the next look.
+                connection.mark_tools_changed();
                 tracing::warn!(server = %slot.entry.name, "could not list tools after list_changed");
             }
         }
@@ -380,11 +414,38 @@ impl McpServers {
             }
         };
         let timeout = slot.call_timeout(&self.options);
-        let answer = self
-            .runtime
-            .block_on(connection.call(tool, arguments, timeout));
+        let noise_before = connection.noise_lines();
+        // rmcp's own timeout can wait on a blocked pipe; this one cannot.
+        let answer = self.runtime.block_on(async {
+            tokio::time::timeout(
+                timeout + Duration::from_secs(2),
+                connection.call(tool, arguments, timeout),
+            )
+            .await
+            .unwrap_or_else(|_| Err(CallFailure::TimedOut(seconds(timeout))))
+        });
+        // A call that failed any other way on a connection that has meanwhile ended (a stdin
+        // that stopped draining, say) is reported with that ending.
+        let answer = match (answer, connection.ended()) {
+            (Err(CallFailure::TimedOut(_) | CallFailure::Refused(_)), Some(ending)) => {
+                Err(CallFailure::Ended(ending))
+            }
+            (answer, _) => answer,
+        };
         match answer {
-            Ok(result) => Ok(CallOutcome { result, notice }),
+            Ok(result) => {
+                let noise = connection.noise_lines() - noise_before;
+                if noise > 0 {
+                    let said = format!(
+                        "server \"{server}\" wrote {noise} line(s) that are not JSON to stdout during the call; they were skipped"
+                    );
+                    notice = Some(match notice {
+                        Some(restart) => format!("{restart}; {said}"),
+                        None => said,
+                    });
+                }
+                Ok(CallOutcome { result, notice })
+            }
             Err(CallFailure::Ended(ending)) => {
                 self.mark_died(slot, &ending);
                 let context = format!(" during the call to {tool}");
@@ -489,6 +550,10 @@ impl McpServers {
                     took,
                 });
                 *slot.died_at.lock().unwrap_or_else(|p| p.into_inner()) = None;
+                *slot
+                    .tools_replaced
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner()) = true;
                 Ok((
                     connection,
                     format!(

@@ -21,19 +21,22 @@ use super::stderr_tail::{StderrTail, shorten};
 /// The longest message accepted from a server, in bytes (a line longer than this is a flood).
 pub const MAX_MESSAGE_BYTES: usize = 16 << 20;
 
+/// How long one message may take to write to a server's stdin; a server that stops reading its
+/// stdin for this long is given up on (a full pipe would otherwise block every later call).
+pub const STDIN_WRITE_DEADLINE: std::time::Duration = std::time::Duration::from_secs(5);
+
 /// What happened on a stdio server's pipes, for reports.
 #[derive(Debug, Default)]
 pub struct PipeEvents {
     /// How the process ended, once it has.
     pub exit: Option<String>,
-    /// Why earshot stopped reading its stdout (a flood), when it did.
+    /// Why earshot gave up on it while it still ran (a flood, a message that is not JSON-RPC, a
+    /// stdin that stopped draining), when it did.
     pub flood: Option<String>,
     /// Lines on stdout that were not JSON, skipped.
     pub noise_lines: u64,
     /// The first such line, shortened.
     pub first_noise: Option<String>,
-    /// JSON lines that were not JSON-RPC messages, skipped.
-    pub malformed_messages: u64,
 }
 
 /// Shared view of a child's pipes: events plus the stderr tail.
@@ -82,12 +85,6 @@ impl PipeReport {
                     "wrote {} line(s) that are not JSON to stdout, skipped (first: \"{}\")",
                     events.noise_lines,
                     events.first_noise.as_deref().unwrap_or("")
-                ));
-            }
-            if events.malformed_messages > 0 {
-                parts.push(format!(
-                    "sent {} JSON line(s) that are not JSON-RPC messages, skipped",
-                    events.malformed_messages
                 ));
             }
             (!parts.is_empty()).then(|| parts.join("; "))
@@ -192,6 +189,7 @@ pub fn spawn_stdio(
         transport: StdioTransport {
             incoming,
             stdin: Arc::new(tokio::sync::Mutex::new(Some(stdin))),
+            report: report.clone(),
         },
         report,
         shutdown: GroupShutdown {
@@ -206,6 +204,7 @@ pub fn spawn_stdio(
 pub struct StdioTransport {
     incoming: mpsc::Receiver<RxJsonRpcMessage<RoleClient>>,
     stdin: Arc<tokio::sync::Mutex<Option<ChildStdin>>>,
+    report: PipeReport,
 }
 
 impl Transport<RoleClient> for StdioTransport {
@@ -216,15 +215,36 @@ impl Transport<RoleClient> for StdioTransport {
         item: TxJsonRpcMessage<RoleClient>,
     ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
         let stdin = self.stdin.clone();
+        let report = self.report.clone();
         async move {
             let mut line = serde_json::to_vec(&item).map_err(std::io::Error::other)?;
             line.push(b'\n');
-            let mut pipe = stdin.lock().await;
-            let Some(pipe) = pipe.as_mut() else {
-                return Err(std::io::ErrorKind::NotConnected.into());
+            let write = async {
+                let mut pipe = stdin.lock().await;
+                let Some(pipe) = pipe.as_mut() else {
+                    return Err(std::io::ErrorKind::NotConnected.into());
+                };
+                // Given up on (a stalled stdin, a flood): nothing more is written to it.
+                if report.read(|events| events.flood.is_some()) {
+                    return Err(std::io::ErrorKind::BrokenPipe.into());
+                }
+                pipe.write_all(&line).await?;
+                pipe.flush().await
             };
-            pipe.write_all(&line).await?;
-            pipe.flush().await
+            match tokio::time::timeout(STDIN_WRITE_DEADLINE, write).await {
+                Ok(written) => written,
+                Err(_) => {
+                    report.update(|events| {
+                        events.flood.get_or_insert_with(|| {
+                            format!(
+                                "stopped reading its stdin for {}s, so earshot gave up on it",
+                                STDIN_WRITE_DEADLINE.as_secs()
+                            )
+                        });
+                    });
+                    Err(std::io::ErrorKind::TimedOut.into())
+                }
+            }
         }
     }
 
@@ -267,15 +287,7 @@ async fn read_messages(
             continue;
         }
         if !text.starts_with(b"{") {
-            report.update(|events| {
-                events.noise_lines += 1;
-                if events.first_noise.is_none() {
-                    let shown = earshot_terminal_text::strip_controls(&String::from_utf8_lossy(
-                        &text[..text.len().min(400)],
-                    ));
-                    events.first_noise = Some(shorten(&shown, 80));
-                }
-            });
+            report.update(|events| note_noise(events, text));
             continue;
         }
         match serde_json::from_slice::<RxJsonRpcMessage<RoleClient>>(text) {
@@ -284,11 +296,41 @@ async fn read_messages(
                     return;
                 }
             }
+            Err(error) if is_noise(&error) => {
+                report.update(|events| note_noise(events, text));
+            }
             Err(error) => {
-                tracing::debug!("skipped a message that is not JSON-RPC: {error}");
-                report.update(|events| events.malformed_messages += 1);
+                // JSON, but no request can be matched to it (its id may be what is broken), so
+                // waiting would only turn it into a timeout: the connection ends, with the reason.
+                let reason: String = error.to_string().chars().take(200).collect();
+                report.update(|events| {
+                    events.flood = Some(format!(
+                        "sent a message that is not valid JSON-RPC ({reason}), so earshot stopped reading it"
+                    ));
+                });
+                return;
             }
         }
+    }
+}
+
+/// A line that is not JSON at all (a log line that starts with `{`), as opposed to JSON that is
+/// not a usable message, or JSON nested past the parser's depth limit.
+fn is_noise(error: &serde_json::Error) -> bool {
+    matches!(
+        error.classify(),
+        serde_json::error::Category::Syntax | serde_json::error::Category::Eof
+    ) && !error.to_string().contains("recursion limit")
+}
+
+/// Counts a skipped line and keeps the first one, shortened and stripped, for the report.
+fn note_noise(events: &mut PipeEvents, line: &[u8]) {
+    events.noise_lines += 1;
+    if events.first_noise.is_none() {
+        let shown = earshot_terminal_text::strip_controls(&String::from_utf8_lossy(
+            &line[..line.len().min(400)],
+        ));
+        events.first_noise = Some(shorten(&shown, 80));
     }
 }
 

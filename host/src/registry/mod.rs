@@ -113,6 +113,11 @@ impl ToolRegistry {
             .retain(|_, tool| !(tool.id.kind() == kind && tool.id.source() == source));
         self.problems
             .retain(|problem| !(problem.kind == kind && problem.source == source));
+        let claimant = format!("{} {source}", kind.noun());
+        for claimants in self.collisions.values_mut() {
+            claimants.retain(|who| *who != claimant);
+        }
+        self.collisions.retain(|_, claimants| !claimants.is_empty());
     }
 
     /// Records a problem with a source.

@@ -192,6 +192,9 @@ fn http_failure(text: &str) -> String {
     if let Some(at) = core.rfind(", when ") {
         core = &core[..at];
     }
+    if core.contains("error sending request") {
+        return format!("{} (is it running and listening there?)", one_line(core));
+    }
     if core.contains("Auth required") {
         return "it answered 401: it needs authorization (set an Authorization header under \"headers\")".into();
     }

@@ -12,7 +12,7 @@ use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::process::{ChildStdin, ChildStdout, Command};
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::oneshot;
 
 use super::child_env::minimal_environment;
 use super::process_group::ProcessGroup;
@@ -176,8 +176,6 @@ pub fn spawn_stdio(
     let stderr = child.stderr.take().expect("stderr is piped");
     let report = PipeReport::default();
     tokio::spawn(report.stderr.clone().drain(stderr));
-    let (messages, incoming) = mpsc::channel(64);
-    tokio::spawn(read_messages(stdout, messages, report.clone()));
     let group = ProcessGroup::new(child);
     let pid = group.pid();
     let (request, shutdown_requested) = oneshot::channel();
@@ -187,7 +185,8 @@ pub fn spawn_stdio(
     }));
     Ok(StdioChild {
         transport: StdioTransport {
-            incoming,
+            stdout: BufReader::with_capacity(64 * 1024, stdout),
+            line: Vec::new(),
             stdin: Arc::new(tokio::sync::Mutex::new(Some(stdin))),
             report: report.clone(),
         },
@@ -202,7 +201,9 @@ pub fn spawn_stdio(
 
 /// rmcp's view of the child's pipes: whole JSON-RPC messages in, one line per message out.
 pub struct StdioTransport {
-    incoming: mpsc::Receiver<RxJsonRpcMessage<RoleClient>>,
+    stdout: BufReader<ChildStdout>,
+    /// The line being read; kept across a cancelled `receive` so no bytes are lost.
+    line: Vec<u8>,
     stdin: Arc<tokio::sync::Mutex<Option<ChildStdin>>>,
     report: PipeReport,
 }
@@ -248,8 +249,10 @@ impl Transport<RoleClient> for StdioTransport {
         }
     }
 
+    /// The next message, read straight from stdout (no task or channel in between); `None` ends
+    /// the session: end of output, a flood, or a message that is not JSON-RPC (all recorded).
     fn receive(&mut self) -> impl Future<Output = Option<RxJsonRpcMessage<RoleClient>>> + Send {
-        self.incoming.recv()
+        next_message(&mut self.stdout, &mut self.line, &self.report)
     }
 
     async fn close(&mut self) -> Result<(), Self::Error> {
@@ -259,19 +262,16 @@ impl Transport<RoleClient> for StdioTransport {
     }
 }
 
-/// Reads messages from the server's stdout until it ends or floods; ending drops `messages`,
-/// which ends the rmcp session (pending calls then fail with the reason in `report`).
-async fn read_messages(
-    stdout: ChildStdout,
-    messages: mpsc::Sender<RxJsonRpcMessage<RoleClient>>,
-    report: PipeReport,
-) {
-    let mut reader = BufReader::with_capacity(64 * 1024, stdout);
-    let mut line = Vec::new();
+/// Reads lines until one is a message. Cancel-safe: a partial line stays in `line`.
+async fn next_message(
+    stdout: &mut BufReader<ChildStdout>,
+    line: &mut Vec<u8>,
+    report: &PipeReport,
+) -> Option<RxJsonRpcMessage<RoleClient>> {
     loop {
-        match read_bounded_line(&mut reader, &mut line, MAX_MESSAGE_BYTES).await {
+        match read_bounded_line(stdout, line, MAX_MESSAGE_BYTES).await {
             LineRead::Line => {}
-            LineRead::End => return,
+            LineRead::End => return None,
             LineRead::TooLong => {
                 report.update(|events| {
                     events.flood = Some(format!(
@@ -279,27 +279,29 @@ async fn read_messages(
                         MAX_MESSAGE_BYTES >> 20
                     ));
                 });
-                return;
+                return None;
             }
         }
-        let text = line.trim_ascii();
-        if text.is_empty() {
-            continue;
-        }
-        if !text.starts_with(b"{") {
-            report.update(|events| note_noise(events, text));
-            continue;
-        }
-        match serde_json::from_slice::<RxJsonRpcMessage<RoleClient>>(text) {
-            Ok(message) => {
-                if messages.send(message).await.is_err() {
-                    return;
-                }
-            }
-            Err(error) if is_noise(&error) => {
+        let parsed = {
+            let text = line.trim_ascii();
+            if text.is_empty() {
+                None
+            } else if !text.starts_with(b"{") {
                 report.update(|events| note_noise(events, text));
+                None
+            } else {
+                Some(
+                    serde_json::from_slice::<RxJsonRpcMessage<RoleClient>>(text)
+                        .map_err(|error| (is_noise(&error), error, text.to_vec())),
+                )
             }
-            Err(error) => {
+        };
+        line.clear();
+        match parsed {
+            None => continue,
+            Some(Ok(message)) => return Some(message),
+            Some(Err((true, _, text))) => report.update(|events| note_noise(events, &text)),
+            Some(Err((false, error, _))) => {
                 // JSON, but no request can be matched to it (its id may be what is broken), so
                 // waiting would only turn it into a timeout: the connection ends, with the reason.
                 let reason: String = error.to_string().chars().take(200).collect();
@@ -308,7 +310,7 @@ async fn read_messages(
                         "sent a message that is not valid JSON-RPC ({reason}), so earshot stopped reading it"
                     ));
                 });
-                return;
+                return None;
             }
         }
     }
@@ -340,13 +342,13 @@ enum LineRead {
     TooLong,
 }
 
-/// Reads one `\n`-terminated line into `line`, never holding more than `max` bytes.
+/// Reads one `\n`-terminated line into `line` (continuing what a cancelled read left there),
+/// never holding more than `max` bytes. Cancel-safe: bytes are copied and consumed together.
 async fn read_bounded_line(
     reader: &mut (impl AsyncBufRead + Unpin),
     line: &mut Vec<u8>,
     max: usize,
 ) -> LineRead {
-    line.clear();
     loop {
         let (used, done) = {
             let available = match reader.fill_buf().await {

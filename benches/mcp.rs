@@ -9,7 +9,7 @@
 //! * Calls per second of server-everything's `echo` through `Host::call` (gate, validator
 //!   sandbox, serialised call, mcp-output sandbox) against a raw rmcp client calling the same
 //!   tool on its own copy of the server, in one `block_on` and, as an alternative, with one
-//!   `block_on` per call from a plain thread; 2,000 calls each in interleaved rounds, p50/p99.
+//!   `block_on` per call from a plain thread; 4,000 calls each in 40 interleaved rounds, p50/p99.
 //!
 //! `fixtures/mcp/parts/install.sh ~/.cache/earshot-mcp-parts` once (or set `MCP_PARTS_PYTHON` to
 //! the venv's python), then `cargo bench -p earshot-host --bench mcp`.
@@ -33,9 +33,9 @@ use tokio::process::{Child, Command};
 /// Runs of each side of `mcp list` (after one untimed warm-up each).
 const LIST_RUNS: usize = 11;
 /// Calls of each side of the call benchmark, in [`CALL_ROUNDS`] interleaved rounds.
-const CALLS: usize = 2_000;
+const CALLS: usize = 4_000;
 /// Rounds the calls are split into, each side once per round, in rotating order.
-const CALL_ROUNDS: usize = 5;
+const CALL_ROUNDS: usize = 40;
 /// Untimed calls of each side first.
 const WARM_UP_CALLS: usize = 1_000;
 /// Calls of each part in the breakdown of a `Host::call`.

@@ -614,6 +614,66 @@ fn a_signal_to_earshot_ends_every_server_process_group() {
     }
 }
 
+#[test]
+fn a_server_does_not_outlive_an_earshot_that_was_killed_outright() {
+    let sandbox = Sandbox::new();
+    let pids = sandbox.dir.path().join("pids");
+    let pids_arg = pids.display().to_string();
+    sandbox.user_settings(json!({"mcpServers": {
+        "stubborn": fixture_server("ignores_stdin_close.py", &["--pid-file", &pids_arg, "--quiet-grandchild"]),
+        "slow": {"command": "python3", "args": [common::mcp_fixture("slow_start.py"), "--delay", "600"], "timeout": 600000},
+    }}));
+    let mut earshot = sandbox
+        .earshot()
+        .args(["mcp", "list"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut server = None;
+    for _ in 0..200 {
+        server = std::fs::read_to_string(&pids)
+            .unwrap_or_default()
+            .lines()
+            .next()
+            .and_then(|line| line.parse::<i32>().ok());
+        if server.is_some() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let server = server.expect("the server wrote its pid");
+    // SIGKILL: earshot runs no code at all; the kernel ends its direct children.
+    unsafe { kill(earshot.id() as i32, 9) };
+    earshot.wait().unwrap();
+    let mut gone = false;
+    for _ in 0..100 {
+        let stat = std::fs::read_to_string(format!("/proc/{server}/stat")).unwrap_or_default();
+        if stat.is_empty()
+            || stat
+                .rsplit(')')
+                .next()
+                .unwrap_or("")
+                .trim_start()
+                .starts_with('Z')
+        {
+            gone = true;
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    // Clean up the grandchild whichever way it went (it is not covered by the parent-death signal).
+    if let Some(grandchild) = std::fs::read_to_string(&pids)
+        .unwrap_or_default()
+        .lines()
+        .nth(1)
+        .and_then(|line| line.parse::<i32>().ok())
+    {
+        unsafe { kill(grandchild, 9) };
+    }
+    assert!(gone, "server {server} outlived a killed earshot");
+}
+
 unsafe extern "C" {
     /// libc's kill(2), to send earshot a signal as a terminal or a supervisor would.
     fn kill(pid: i32, signal: i32) -> i32;

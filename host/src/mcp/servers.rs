@@ -533,9 +533,15 @@ impl McpServers {
         let wait = self.options.restart_backoff.saturating_sub(since);
         let definition = slot.definition().expect("it was connected once").clone();
         let timeout = slot.startup_timeout(&self.options);
+        let cwd = slot.cwd.clone();
+        // Spawned on a runtime worker, never on the caller's thread: a server's parent-death
+        // signal follows the thread that started it (see `stdio::spawn_stdio`).
         let result = self.runtime.block_on(async {
             tokio::time::sleep(wait).await;
-            connect(&definition, &slot.cwd, timeout).await
+            self.runtime
+                .spawn(async move { connect(&definition, &cwd, timeout).await })
+                .await
+                .unwrap_or_else(|_| Err("its restart failed inside earshot".into()))
         });
         match result {
             Ok(Connected {

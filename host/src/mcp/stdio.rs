@@ -159,6 +159,17 @@ pub fn spawn_stdio(
         .kill_on_drop(true);
     #[cfg(unix)]
     child.process_group(0);
+    // If earshot dies without shutting down (SIGKILL, a crash), the kernel kills the server.
+    // It fires when the spawning thread ends, so servers are only ever spawned on the MCP
+    // runtime's own workers, which live as long as the session.
+    #[cfg(target_os = "linux")]
+    // SAFETY: prctl is async-signal-safe and touches only the child being started.
+    unsafe {
+        child.pre_exec(|| {
+            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
+            Ok(())
+        });
+    }
     let mut child = child.spawn().map_err(|error| match error.kind() {
         std::io::ErrorKind::NotFound if !cwd.is_dir() => {
             format!("its cwd {} does not exist", cwd.display())

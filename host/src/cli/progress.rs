@@ -1,4 +1,4 @@
-//! The progress line shown on a terminal while MCP servers connect (`connecting… 2/3`), erased
+//! The progress line shown on a terminal while MCP servers connect (`connecting to MCP servers… 2/3`), erased
 //! once they have; nothing at all when stderr is not a terminal.
 
 use std::io::{IsTerminal, Write};
@@ -12,11 +12,12 @@ pub(crate) struct ProgressLine {
 }
 
 impl ProgressLine {
-    /// A progress line for this process's stderr; starts with `connecting to N MCP server(s)…`.
+    /// A progress line for this process's stderr when `servers` are configured; starts with
+    /// `connecting to MCP servers…` (how many will start is known once trust is checked).
     pub fn start(servers: usize) -> ProgressLine {
         let on_terminal = std::io::stderr().is_terminal() && servers > 0;
         if on_terminal {
-            eprint!("connecting to {servers} MCP server(s)…");
+            eprint!("connecting to MCP servers…");
             let _ = std::io::stderr().flush();
         }
         ProgressLine {

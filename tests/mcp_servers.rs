@@ -554,123 +554,64 @@ fn a_message_nested_too_deep_fails_the_call_at_once_instead_of_hanging() {
     assert!(!stderr.contains("did not answer"), "{stderr}");
 }
 
-#[test]
-fn a_signal_to_earshot_ends_every_server_process_group() {
-    let sandbox = Sandbox::new();
+/// `earshot mcp list` kept busy by a server that never answers initialize, beside a server that
+/// ignores stdin closing and SIGTERM and has a grandchild; returns earshot and the two pids
+/// (the server's, then its grandchild's) once both run.
+fn earshot_with_a_stubborn_server(
+    sandbox: &Sandbox,
+    extra: &[&str],
+) -> (std::process::Child, Vec<u32>) {
     let pids = sandbox.dir.path().join("pids");
     let pids_arg = pids.display().to_string();
+    let mut args = vec!["--pid-file", pids_arg.as_str()];
+    args.extend_from_slice(extra);
     sandbox.user_settings(json!({"mcpServers": {
-        "stubborn": fixture_server("ignores_stdin_close.py", &["--pid-file", &pids_arg]),
+        "stubborn": fixture_server("ignores_stdin_close.py", &args),
         "slow": {"command": "python3", "args": [common::mcp_fixture("slow_start.py"), "--delay", "600"], "timeout": 600000},
     }}));
-    let mut earshot = sandbox
+    let earshot = sandbox
         .earshot()
         .args(["mcp", "list"])
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
         .spawn()
         .unwrap();
-    // Wait until the stubborn server and its grandchild run (the slow one keeps earshot busy).
-    let mut found = Vec::new();
-    for _ in 0..200 {
-        found = std::fs::read_to_string(&pids)
-            .unwrap_or_default()
-            .lines()
-            .filter_map(|line| line.parse::<i32>().ok())
-            .collect();
-        if found.len() == 2 {
-            break;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(50));
-    }
+    let found = common::wait_for_pids(&pids, 2);
     assert_eq!(
         found.len(),
         2,
         "the server wrote its and its grandchild's pid"
     );
+    (earshot, found)
+}
+
+#[test]
+fn a_signal_to_earshot_ends_every_server_process_group() {
+    let sandbox = Sandbox::new();
+    let (mut earshot, found) = earshot_with_a_stubborn_server(&sandbox, &[]);
     std::thread::sleep(std::time::Duration::from_millis(300));
     // SAFETY: sends SIGTERM to the earshot child this test started.
     unsafe { kill(earshot.id() as i32, 15) };
     let status = earshot.wait().unwrap();
     assert_eq!(status.code(), Some(128 + 15), "{status:?}");
     for pid in found {
-        let mut gone = false;
-        for _ in 0..100 {
-            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
-            if stat.is_empty()
-                || stat
-                    .rsplit(')')
-                    .next()
-                    .unwrap_or("")
-                    .trim_start()
-                    .starts_with('Z')
-            {
-                gone = true;
-                break;
-            }
-            std::thread::sleep(std::time::Duration::from_millis(50));
-        }
-        assert!(gone, "process {pid} outlived earshot");
+        assert!(common::wait_dead(pid), "process {pid} outlived earshot");
     }
 }
 
 #[test]
 fn a_server_does_not_outlive_an_earshot_that_was_killed_outright() {
     let sandbox = Sandbox::new();
-    let pids = sandbox.dir.path().join("pids");
-    let pids_arg = pids.display().to_string();
-    sandbox.user_settings(json!({"mcpServers": {
-        "stubborn": fixture_server("ignores_stdin_close.py", &["--pid-file", &pids_arg, "--quiet-grandchild"]),
-        "slow": {"command": "python3", "args": [common::mcp_fixture("slow_start.py"), "--delay", "600"], "timeout": 600000},
-    }}));
-    let mut earshot = sandbox
-        .earshot()
-        .args(["mcp", "list"])
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut server = None;
-    for _ in 0..200 {
-        server = std::fs::read_to_string(&pids)
-            .unwrap_or_default()
-            .lines()
-            .next()
-            .and_then(|line| line.parse::<i32>().ok());
-        if server.is_some() {
-            break;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(50));
-    }
-    let server = server.expect("the server wrote its pid");
+    let (mut earshot, found) = earshot_with_a_stubborn_server(&sandbox, &["--quiet-grandchild"]);
+    let (server, grandchild) = (found[0], found[1]);
     // SIGKILL: earshot runs no code at all; the kernel ends its direct children.
+    // SAFETY: sends SIGKILL to the earshot child this test started.
     unsafe { kill(earshot.id() as i32, 9) };
     earshot.wait().unwrap();
-    let mut gone = false;
-    for _ in 0..100 {
-        let stat = std::fs::read_to_string(format!("/proc/{server}/stat")).unwrap_or_default();
-        if stat.is_empty()
-            || stat
-                .rsplit(')')
-                .next()
-                .unwrap_or("")
-                .trim_start()
-                .starts_with('Z')
-        {
-            gone = true;
-            break;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(50));
-    }
+    let gone = common::wait_dead(server);
     // Clean up the grandchild whichever way it went (it is not covered by the parent-death signal).
-    if let Some(grandchild) = std::fs::read_to_string(&pids)
-        .unwrap_or_default()
-        .lines()
-        .nth(1)
-        .and_then(|line| line.parse::<i32>().ok())
-    {
-        unsafe { kill(grandchild, 9) };
-    }
+    // SAFETY: sends SIGKILL to the grandchild this test's server started.
+    unsafe { kill(grandchild as i32, 9) };
     assert!(gone, "server {server} outlived a killed earshot");
 }
 

@@ -228,28 +228,6 @@ fn servers_start_concurrently_and_a_slow_one_only_costs_its_own_timeout() {
     assert!(whole < sum, "whole {whole:?} vs sum {sum:?}");
 }
 
-fn alive(pid: u32) -> bool {
-    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
-        Ok(stat) => !stat
-            .rsplit(')')
-            .next()
-            .unwrap_or("")
-            .trim_start()
-            .starts_with('Z'),
-        Err(_) => false,
-    }
-}
-
-fn wait_dead(pid: u32) -> bool {
-    for _ in 0..100 {
-        if !alive(pid) {
-            return true;
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    false
-}
-
 #[test]
 fn shutdown_ends_the_whole_process_group_even_when_the_server_ignores_stdin_and_sigterm() {
     let sandbox = Sandbox::new();
@@ -274,10 +252,10 @@ fn shutdown_ends_the_whole_process_group_even_when_the_server_ignores_stdin_and_
         .collect();
     assert_eq!(pids.len(), 2, "the server and its grandchild");
     assert_eq!(servers.pid_of("stubborn"), Some(pids[0]));
-    assert!(pids.iter().all(|pid| alive(*pid)));
+    assert!(pids.iter().all(|pid| common::alive(*pid)));
     drop(servers);
     for pid in pids {
-        assert!(wait_dead(pid), "process {pid} outlived the session");
+        assert!(common::wait_dead(pid), "process {pid} outlived the session");
     }
 }
 

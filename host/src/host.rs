@@ -216,19 +216,6 @@ impl Host {
         if name == TOOL_SEARCH_NAME && searching {
             return self.tool_search(input_json);
         }
-        if searching {
-            let registry = self.registry();
-            if let Some(tool) = registry.find(name)
-                && tool.id.kind() == SourceKind::Mcp
-                && !self
-                    .surfaced
-                    .lock()
-                    .unwrap_or_else(|p| p.into_inner())
-                    .contains(&tool.id.namespaced())
-            {
-                return Err(CallError::NotListed(tool.id.namespaced()));
-            }
-        }
         // A copy of the entry (it holds only `Arc`s): no lock is held while the gate asks or
         // the tool runs, so a list_changed refresh never waits on a prompt or a slow call.
         let tool = self
@@ -236,6 +223,16 @@ impl Host {
             .find(name)
             .cloned()
             .ok_or_else(|| CallError::UnknownTool(name.to_string()))?;
+        if searching
+            && tool.id.kind() == SourceKind::Mcp
+            && !self
+                .surfaced
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .contains(&tool.id.namespaced())
+        {
+            return Err(CallError::NotListed(tool.id.namespaced()));
+        }
         call_registered(&tool, &self.gate, &self.validator, prompter, input_json)
     }
 

@@ -245,3 +245,44 @@ pub fn free_port() -> u16 {
         .unwrap()
         .port()
 }
+
+/// Whether process `pid` runs (a zombie waiting to be reaped counts as ended).
+pub fn alive(pid: u32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Ok(stat) => !stat
+            .rsplit(')')
+            .next()
+            .unwrap_or("")
+            .trim_start()
+            .starts_with('Z'),
+        Err(_) => false,
+    }
+}
+
+/// Waits up to 5 s for process `pid` to end; whether it did.
+pub fn wait_dead(pid: u32) -> bool {
+    for _ in 0..100 {
+        if !alive(pid) {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    false
+}
+
+/// Waits up to 10 s until `path` holds `count` pids, one per line; returns what it holds.
+pub fn wait_for_pids(path: &std::path::Path, count: usize) -> Vec<u32> {
+    let mut found = Vec::new();
+    for _ in 0..200 {
+        found = std::fs::read_to_string(path)
+            .unwrap_or_default()
+            .lines()
+            .filter_map(|line| line.parse().ok())
+            .collect();
+        if found.len() >= count {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    found
+}

@@ -161,8 +161,8 @@ fn list(context: &Context, as_json: bool) -> CommandResult {
     Ok(exit::OK)
 }
 
-fn find(context: &Context, name: &str) -> Result<ServerEntry, Failure> {
-    servers(context)
+fn find(entries: Vec<ServerEntry>, name: &str) -> Result<ServerEntry, Failure> {
+    entries
         .into_iter()
         .find(|entry| entry.name == name)
         .ok_or_else(|| {
@@ -183,15 +183,11 @@ fn mask(value: &str) -> String {
 }
 
 fn get(context: &Context, name: &str, as_json: bool) -> CommandResult {
-    let entry = find(context, name)?;
-    // Expanded again with every variable's value masked: what came from a variable never shows,
+    // Expanded with every variable's value masked: what came from a variable never shows,
     // wherever it was used (args, url, headers); env and header values are masked whole.
     let masked_variables = |variable: &str| Context::env(variable).map(|value| mask(&value));
-    let shown = read_servers(&context.settings, &masked_variables)
-        .into_iter()
-        .find(|shown| shown.name == name)
-        .expect("the same settings define it");
-    let definition = match &shown.definition {
+    let entry = find(read_servers(&context.settings, &masked_variables), name)?;
+    let definition = match &entry.definition {
         Ok(definition) => {
             let mut masked = definition.clone();
             match &mut masked.transport {
@@ -270,7 +266,7 @@ fn get(context: &Context, name: &str, as_json: bool) -> CommandResult {
 }
 
 fn trust(context: &Context, name: &str) -> CommandResult {
-    let entry = find(context, name)?;
+    let entry = find(servers(context), name)?;
     if entry.layer != Layer::Project {
         return Err(Failure::new(format!(
             "server \"{name}\" is defined in your {} settings, which start without trust",

@@ -77,8 +77,6 @@ pub struct ServerEntry {
     pub layer: Layer,
     /// Wider layers that also define this name (shadowed by `layer`).
     pub shadows: Vec<Layer>,
-    /// The entry as written (before `${VAR}` expansion), for showing without secrets.
-    pub raw: Value,
     /// The definition, or why this entry cannot be used.
     pub definition: Result<ServerDefinition, String>,
 }
@@ -96,7 +94,6 @@ pub fn read_servers(settings: &Settings, env: &dyn Fn(&str) -> Option<String>) -
                 name: "mcpServers".into(),
                 layer: file.layer,
                 shadows: Vec::new(),
-                raw: Value::Null,
                 definition: Err(format!(
                     "{}: mcpServers must be an object",
                     file.path.display()
@@ -111,14 +108,12 @@ pub fn read_servers(settings: &Settings, env: &dyn Fn(&str) -> Option<String>) -
             if let Some(existing) = entries.iter_mut().find(|entry| entry.name == *name) {
                 existing.shadows.push(existing.layer);
                 existing.layer = file.layer;
-                existing.raw = raw.clone();
                 existing.definition = definition;
             } else {
                 entries.push(ServerEntry {
                     name: name.clone(),
                     layer: file.layer,
                     shadows: Vec::new(),
-                    raw: raw.clone(),
                     definition,
                 });
             }

@@ -337,14 +337,11 @@ impl Connection {
             ServiceError::McpError(error) => CallFailure::Refused(one_line(&error.message)),
             ServiceError::TransportClosed | ServiceError::TransportSend(_) => {
                 let reason = match &self.child {
-                    Some((report, _)) => {
-                        // The exit status lands a moment after the pipes close.
-                        let deadline = Instant::now() + Duration::from_millis(500);
-                        while Instant::now() < deadline && report.ending().is_none() {
-                            tokio::time::sleep(Duration::from_millis(10)).await;
-                        }
-                        report.ending_or_closed()
-                    }
+                    // The exit status lands a moment after the pipes close.
+                    Some((report, _)) => settled_ending(report).await.unwrap_or_else(|| Ending {
+                        what: "closed its stdout".into(),
+                        stderr: report.stderr.report_suffix(),
+                    }),
                     None => Ending {
                         what: format!("closed the connection ({what})"),
                         stderr: String::new(),

@@ -251,12 +251,10 @@ impl McpServers {
                 set.spawn(async move { (index, connect(&definition, &cwd, timeout).await) });
             }
             let mut done = 0;
-            let mut pending: Vec<usize> = (0..self.slots.len()).collect();
             while let Some(joined) = set.join_next().await {
                 let Ok((index, result)) = joined else {
                     continue;
                 };
-                pending.retain(|i| *i != index);
                 let slot = &self.slots[index];
                 slot.set(live_of(result));
                 done += 1;
@@ -267,8 +265,7 @@ impl McpServers {
                 });
             }
             // A start-up task that panicked leaves its slot starting: report it instead.
-            for index in pending {
-                let slot = &self.slots[index];
+            for slot in &self.slots {
                 let mut live = slot.live.lock().unwrap_or_else(|p| p.into_inner());
                 if matches!(&*live, Live::Down(ServerState::Starting)) {
                     *live = Live::Down(ServerState::Failed(
@@ -314,14 +311,6 @@ impl McpServers {
             .collect()
     }
 
-    /// The definition of `server` as read (after `${VAR}` expansion), or why it is unusable.
-    pub fn entry(&self, server: &str) -> Option<&ServerEntry> {
-        self.slots
-            .iter()
-            .map(|slot| &slot.entry)
-            .find(|entry| entry.name == server)
-    }
-
     /// The tools `server` lists now, as raw JSON objects (empty unless connected).
     pub fn tools_of(&self, server: &str) -> Vec<Value> {
         self.slot(server)
@@ -332,20 +321,6 @@ impl McpServers {
                 },
             )
             .unwrap_or_default()
-    }
-
-    /// Names of connected servers, in settings order.
-    pub fn connected(&self) -> Vec<String> {
-        self.slots
-            .iter()
-            .filter(|slot| {
-                matches!(
-                    &*slot.live.lock().unwrap_or_else(|p| p.into_inner()),
-                    Live::Up { .. }
-                )
-            })
-            .map(|slot| slot.entry.name.clone())
-            .collect()
     }
 
     /// Lists the tools again of every server that sent `notifications/tools/list_changed` since

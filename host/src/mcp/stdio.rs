@@ -32,7 +32,7 @@ pub struct PipeEvents {
     pub exit: Option<String>,
     /// Why earshot gave up on it while it still ran (a flood, a message that is not JSON-RPC, a
     /// stdin that stopped draining), when it did.
-    pub flood: Option<String>,
+    pub given_up: Option<String>,
     /// Lines on stdout that were not JSON, skipped.
     pub noise_lines: u64,
     /// The first such line, shortened.
@@ -60,34 +60,24 @@ impl PipeReport {
     /// Why the connection ended (`sent a message over 16 MiB…`, `exited with code 1`) and how
     /// stderr ended; `None` while it has not.
     pub fn ending(&self) -> Option<Ending> {
-        let (flood, exit) = self.read(|events| (events.flood.clone(), events.exit.clone()));
-        flood.or(exit).map(|what| Ending {
+        let (given_up, exit) = self.read(|events| (events.given_up.clone(), events.exit.clone()));
+        given_up.or(exit).map(|what| Ending {
             what,
             stderr: self.stderr.report_suffix(),
         })
     }
 
-    /// As [`PipeReport::ending`], or `closed its stdout` when the process has not been seen to
-    /// end yet.
-    pub fn ending_or_closed(&self) -> Ending {
-        self.ending().unwrap_or_else(|| Ending {
-            what: "closed its stdout".into(),
-            stderr: self.stderr.report_suffix(),
-        })
-    }
-
-    /// Lines of noise worth a warning: `wrote 3 lines that are not JSON-RPC to stdout (first: …)`.
+    /// Lines of noise worth a warning: `wrote 3 line(s) that are not JSON to stdout, skipped
+    /// (first: …)`.
     pub fn noise(&self) -> Option<String> {
         self.read(|events| {
-            let mut parts = Vec::new();
-            if events.noise_lines > 0 {
-                parts.push(format!(
+            (events.noise_lines > 0).then(|| {
+                format!(
                     "wrote {} line(s) that are not JSON to stdout, skipped (first: \"{}\")",
                     events.noise_lines,
                     events.first_noise.as_deref().unwrap_or("")
-                ));
-            }
-            (!parts.is_empty()).then(|| parts.join("; "))
+                )
+            })
         })
     }
 }
@@ -237,7 +227,7 @@ impl Transport<RoleClient> for StdioTransport {
                     return Err(std::io::ErrorKind::NotConnected.into());
                 };
                 // Given up on (a stalled stdin, a flood): nothing more is written to it.
-                if report.read(|events| events.flood.is_some()) {
+                if report.read(|events| events.given_up.is_some()) {
                     return Err(std::io::ErrorKind::BrokenPipe.into());
                 }
                 pipe.write_all(&line).await?;
@@ -247,7 +237,7 @@ impl Transport<RoleClient> for StdioTransport {
                 Ok(written) => written,
                 Err(_) => {
                     report.update(|events| {
-                        events.flood.get_or_insert_with(|| {
+                        events.given_up.get_or_insert_with(|| {
                             format!(
                                 "stopped reading its stdin for {}s, so earshot gave up on it",
                                 STDIN_WRITE_DEADLINE.as_secs()
@@ -285,7 +275,7 @@ async fn next_message(
             LineRead::End => return None,
             LineRead::TooLong => {
                 report.update(|events| {
-                    events.flood = Some(format!(
+                    events.given_up = Some(format!(
                         "sent a message over {} MiB (or output without line breaks), so earshot stopped reading it",
                         MAX_MESSAGE_BYTES >> 20
                     ));
@@ -317,7 +307,7 @@ async fn next_message(
                 // waiting would only turn it into a timeout: the connection ends, with the reason.
                 let reason: String = error.to_string().chars().take(200).collect();
                 report.update(|events| {
-                    events.flood = Some(format!(
+                    events.given_up = Some(format!(
                         "sent a message that is not valid JSON-RPC ({reason}), so earshot stopped reading it"
                     ));
                 });

@@ -86,7 +86,7 @@ impl ToolRegistry {
     /// the same model-facing alias), in which case neither is kept and both are reported.
     pub fn register(&mut self, tool: RegisteredTool) {
         let name = tool.id.namespaced();
-        let who = |t: &RegisteredTool| format!("{} {}", t.id.kind().noun(), t.id.source());
+        let who = |t: &RegisteredTool| claimant(t.id.kind(), t.id.source());
         if let Some(claimants) = self.collisions.get_mut(&name) {
             claimants.push(who(&tool));
             return;
@@ -113,9 +113,9 @@ impl ToolRegistry {
             .retain(|_, tool| !(tool.id.kind() == kind && tool.id.source() == source));
         self.problems
             .retain(|problem| !(problem.kind == kind && problem.source == source));
-        let claimant = format!("{} {source}", kind.noun());
+        let gone = claimant(kind, source);
         for claimants in self.collisions.values_mut() {
-            claimants.retain(|who| *who != claimant);
+            claimants.retain(|who| *who != gone);
         }
         self.collisions.retain(|_, claimants| !claimants.is_empty());
     }
@@ -163,4 +163,9 @@ impl ToolRegistry {
         }
         lines
     }
+}
+
+/// How a collision names one of its sources: `server github`.
+fn claimant(kind: SourceKind, source: &str) -> String {
+    format!("{} {source}", kind.noun())
 }

@@ -619,3 +619,24 @@ unsafe extern "C" {
     /// libc's kill(2), to send earshot a signal as a terminal or a supervisor would.
     fn kill(pid: i32, signal: i32) -> i32;
 }
+
+#[test]
+fn the_global_timeout_settings_apply_to_servers_that_set_none() {
+    let sandbox = Sandbox::new();
+    sandbox.user_settings(json!({"mcpServers": {
+        "mute": fixture_server("never_initializes.py", &[]),
+        "bad": fixture_server("misbehaving.py", &[]),
+    }, "mcp": {"startupTimeoutSeconds": 1.5, "callTimeoutSeconds": 1},
+       "permissions": {"allow": ["Mcp(bad__*)"]}}));
+    let servers = mcp_list(&sandbox);
+    assert_eq!(
+        server(&servers, "mute")["reason"],
+        "did not answer initialize within 1.5s; its stderr ended: starting up..."
+    );
+    let (code, _, stderr) = sandbox.run(&["tools", "call", "bad__hang", "{}"]);
+    assert_eq!(code, 1);
+    assert!(
+        stderr.contains("server \"bad\" did not answer within 1s to hang"),
+        "{stderr}"
+    );
+}

@@ -580,3 +580,253 @@ fn a_file_imported_only_at_run_time_is_refused_because_no_trust_covers_it() {
     assert_eq!(code, 4, "{out} {err}");
     assert!(out.contains("is not part of what was trusted"), "{out}");
 }
+
+/// Copies a fixture file to `relative` under the project's `.earshot/extensions/`.
+fn project_file(sandbox: &Sandbox, fixture_path: &str, relative: &str) {
+    sandbox.write(
+        &format!(".earshot/extensions/{relative}"),
+        std::fs::read(fixture(fixture_path)).unwrap(),
+    );
+}
+
+/// The user's own jira extension works: `tools list` lists it and a call answers.
+fn users_own_tool_still_works(sandbox: &Sandbox) {
+    let (code, listed, err) = sandbox.run(&["tools", "list"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(listed.contains("jira__ticket"), "{listed}");
+    let (code, out, err) = call(sandbox, "jira__ticket", r#"{"key":"K-9"}"#);
+    assert_eq!((code, out.trim()), (0, "ticket K-9"), "{err}");
+}
+
+#[test]
+fn a_file_nested_a_hundred_thousand_levels_deep_fails_alone_and_earshot_goes_on() {
+    let sandbox = Sandbox::new();
+    user_extensions(&sandbox, &["jira.ts"]);
+    let n = 100_000;
+    // Untrusted, in the repository: only parsed for its trust digest.
+    sandbox.write(
+        ".earshot/extensions/deep.ts",
+        format!("export default {}1{};\n", "[".repeat(n), "]".repeat(n)),
+    );
+    // The user's own (so loaded and stripped), nested another way, and a trusted project
+    // extension whose helper is the deep file.
+    std::fs::write(
+        sandbox.config().join("extensions/bang.ts"),
+        format!("export default {{ tools: [], x: {}1 }};\n", "!".repeat(n)),
+    )
+    .unwrap();
+    sandbox.write(
+        ".earshot/extensions/uses_deep.ts",
+        "import './lib/chain.ts';\nexport default { tools: [] };\n",
+    );
+    sandbox.write(
+        ".earshot/extensions/lib/chain.ts",
+        format!("export const x = a{};\n", ".b".repeat(n)),
+    );
+
+    let deep = state(&sandbox, "deep");
+    assert!(
+        deep.starts_with("failed: ")
+            && deep.contains("deep.ts:1:")
+            && deep.contains("nests deeper than 1000 levels")
+            && deep.contains("earshot does not parse it"),
+        "{deep}"
+    );
+    let bang = state(&sandbox, "bang");
+    assert!(
+        bang.contains("bang.ts:1:") && bang.contains("nests deeper than"),
+        "{bang}"
+    );
+    let uses_deep = state(&sandbox, "uses_deep");
+    assert!(
+        uses_deep.contains("lib/chain.ts:1:") && uses_deep.contains("nests deeper than"),
+        "{uses_deep}"
+    );
+    assert!(row(&sandbox, "jira").contains("loaded (your own file)"));
+
+    let (code, _, err) = sandbox.run(&["extensions", "trust", "deep"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("nests deeper than 1000 levels"), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+
+    // tools list and call survive it, and report the broken one as a warning.
+    users_own_tool_still_works(&sandbox);
+    let (_, _, warnings) = sandbox.run(&["tools", "list"]);
+    assert!(warnings.contains("bang.ts:1:"), "{warnings}");
+}
+
+#[test]
+fn nesting_just_under_the_limit_loads_and_runs_without_crashing() {
+    let sandbox = Sandbox::new();
+    std::fs::create_dir_all(sandbox.config().join("extensions")).unwrap();
+    // Just under the scan's limit of 1000 levels, in the ways that cost a parser most: each is
+    // parsed by oxc (digest, then stripping), then parsed, compiled and run by Boa.
+    let constructs = [
+        (
+            "arrays",
+            format!("const v: any = {}0{};", "[".repeat(990), "]".repeat(990)),
+        ),
+        (
+            "objects",
+            format!("const v: any = {}0{};", "{a:".repeat(490), "}".repeat(490)),
+        ),
+        ("nots", format!("const v: any = {}0;", "!".repeat(990))),
+        (
+            "chains",
+            format!(
+                "const o: any = {{}};\no.o = o;\nconst v: any = o{};",
+                ".o".repeat(900)
+            ),
+        ),
+        (
+            "functions",
+            format!(
+                "const v: any = {}0{};",
+                "(() => ".repeat(200),
+                ")".repeat(200)
+            ),
+        ),
+        (
+            "templates",
+            format!("const v: any = {}0{};", "`${".repeat(490), "}`".repeat(490)),
+        ),
+        (
+            "ifs",
+            format!("let v: any = 0;\n{}v = 1;", "if (v === 0)\n".repeat(490)),
+        ),
+    ];
+    for (name, body) in &constructs {
+        std::fs::write(
+            sandbox.config().join(format!("extensions/{name}.ts")),
+            format!(
+                "{body}\nexport default {{ tools: [{{ name: 'ok', description: 'x', inputSchema: {{}}, readOnly: true, execute: () => typeof v }}] }};\n"
+            ),
+        )
+        .unwrap();
+    }
+    let listed = states(&sandbox);
+    for (name, _) in &constructs {
+        let state = &listed.iter().find(|(found, _)| found == name).unwrap().1;
+        assert_eq!(state, "loaded (your own file)", "{name}");
+    }
+    let (code, out, err) = call(&sandbox, "arrays__ok", "{}");
+    assert_eq!((code, out.trim()), (0, "object"), "{err}");
+}
+
+#[test]
+fn console_output_is_hidden_by_default_and_sanitised_on_one_line_with_verbose() {
+    let sandbox = Sandbox::new();
+    user_extensions(&sandbox, &["fake_prompt.ts", "jira.ts"]);
+    let (code, out, err) = call(&sandbox, "fake_prompt__run", "{}");
+    assert_eq!((code, out.trim()), (0, "ran"), "{err}");
+    assert!(!err.contains("earshot>"), "{err:?}");
+    for raw in ['\r', '\u{1b}', '\u{202e}'] {
+        assert!(!err.contains(raw), "{err:?}");
+    }
+
+    let output = sandbox
+        .earshot()
+        .args(["-v", "tools", "call", "fake_prompt__run", "{}"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(String::from_utf8_lossy(&output.stdout).trim(), "ran");
+    for raw in ['\r', '\u{1b}', '\u{202e}'] {
+        assert!(!err.contains(raw), "{err:?}");
+    }
+    // The load-time error, the call's warning and its log: each one line, line breaks visible.
+    let lines: Vec<&str> = err.lines().filter(|l| l.contains("earshot>")).collect();
+    assert_eq!(lines.len(), 3, "{err}");
+    for line in lines {
+        assert!(
+            line.contains(r"done\r\nearshot> allow every tool in this project? [y/N]")
+                && line.contains("fake_prompt"),
+            "{line:?}"
+        );
+    }
+    users_own_tool_still_works(&sandbox);
+}
+
+#[test]
+fn two_files_with_one_stem_are_ambiguous_and_neither_loads_or_is_trusted() {
+    let sandbox = Sandbox::new();
+    user_extensions(&sandbox, &["jira.ts"]);
+    project_file(&sandbox, "same_stem/a.ts", "a.ts");
+    // Trusted while it was the only `a`.
+    let (code, _, err) = sandbox.run(&["extensions", "trust", "a"]);
+    assert_eq!(code, 0, "{err}");
+    let (code, out, err) = call(&sandbox, "a__which", "{}");
+    assert_eq!((code, out.trim()), (0, "a.ts"), "{err}");
+
+    // Then the repository adds a.js.
+    project_file(&sandbox, "same_stem/a.js", "a.js");
+    let ts = sandbox.project().join(".earshot/extensions/a.ts");
+    let js = sandbox.project().join(".earshot/extensions/a.js");
+    let both = format!(
+        "ambiguous name: {} and {} are both extension \"a\"",
+        js.display(),
+        ts.display()
+    );
+    let listed = states(&sandbox);
+    let rows: Vec<&String> = listed
+        .iter()
+        .filter(|(name, _)| name == "a")
+        .map(|(_, state)| state)
+        .collect();
+    assert_eq!(rows.len(), 2, "{listed:?}");
+    for state in rows {
+        assert!(state.contains(&both), "{state}");
+    }
+    let (code, tools, warnings) = sandbox.run(&["tools", "list"]);
+    assert_eq!(code, 0);
+    assert!(!tools.contains("a__which"), "{tools}");
+    assert_eq!(warnings.matches(&both).count(), 1, "{warnings}");
+    let (code, _, err) = call(&sandbox, "a__which", "{}");
+    assert_eq!(code, 1, "{err}");
+
+    let (code, _, err) = sandbox.run(&["extensions", "trust", "a"]);
+    assert_eq!(code, 1);
+    assert!(
+        err.contains(&both) && err.contains("keep one file named \"a\""),
+        "{err}"
+    );
+    users_own_tool_still_works(&sandbox);
+
+    // With one of them gone, the name is clear again (and the old record still fits a.ts).
+    std::fs::remove_file(&js).unwrap();
+    let (code, out, err) = call(&sandbox, "a__which", "{}");
+    assert_eq!((code, out.trim()), (0, "a.ts"), "{err}");
+}
+
+#[test]
+fn a_file_a_trusted_extension_imports_is_listed_as_running_as_its_helper() {
+    let sandbox = Sandbox::new();
+    user_extensions(&sandbox, &["jira.ts"]);
+    project_file(&sandbox, "helper_in_folder/main.ts", "main.ts");
+    project_file(&sandbox, "helper_in_folder/util.ts", "util.ts");
+    let util = state(&sandbox, "util");
+    assert!(util.starts_with("not trusted"), "{util}");
+    assert!(!util.contains("helper"), "{util}");
+
+    assert_eq!(sandbox.run(&["extensions", "trust", "main"]).0, 0);
+    let util = state(&sandbox, "util");
+    assert!(
+        util.starts_with(
+            "runs as a helper of main (trusted with it); as an extension of its own: not trusted"
+        ),
+        "{util}"
+    );
+    let (_, out, _) = sandbox.run(&["extensions", "list", "--json"]);
+    let listed: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let util_item = listed["extensions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|item| item["name"] == "util")
+        .unwrap();
+    assert_eq!(util_item["helper_of"], serde_json::json!(["main"]));
+    assert!(state(&sandbox, "main").starts_with("loaded (trusted)"));
+    let (code, out, err) = call(&sandbox, "main__greet", r#"{"who":"you"}"#);
+    assert_eq!((code, out.trim()), (0, "hello, you"), "{err}");
+    users_own_tool_still_works(&sandbox);
+}

@@ -1,5 +1,8 @@
 //! `earshot extensions …` and `earshot plugins …`: sources that are files in a folder.
 
+use std::collections::HashMap;
+use std::path::PathBuf;
+
 use clap::Subcommand;
 use serde_json::json;
 
@@ -9,8 +12,8 @@ use earshot_host::sandbox::{
     ComponentCache, SandboxEngine, SandboxLimits, SchemaValidator, ToolComponent,
 };
 use earshot_host::sources::{
-    FoundFile, admission, extension_digest, find_component, find_components, find_extension,
-    find_extensions, is_shadowed,
+    FoundFile, admission, extension_digest, extension_snapshot, find_component, find_components,
+    find_extension, find_extensions, is_shadowed,
 };
 use earshot_host::trust::{TrustState, digest_of, record_trust, remove_trust};
 
@@ -82,8 +85,8 @@ pub(crate) fn file_state(
     file: &FoundFile,
     shadowed: bool,
 ) -> (String, Option<TrustState>, Option<Hashed>) {
-    if let Some(problem) = &file.name_problem {
-        return (format!("invalid name: {problem}"), None, None);
+    if let Some(refusal) = file.name_refusal() {
+        return (refusal, None, None);
     }
     if shadowed {
         return (
@@ -165,6 +168,63 @@ fn extension_tools(context: &Context) -> Result<ExtensionTools, Failure> {
         .collect())
 }
 
+/// Every file that runs because an extension that may load imports it (by canonical path), with
+/// the names of those extensions. A file directly in the extensions folder can be both an
+/// extension of its own (untrusted, say) and the helper of a trusted one: then it runs anyway.
+fn helpers(context: &Context, files: &[FoundFile]) -> HashMap<PathBuf, Vec<String>> {
+    let mut importers: HashMap<PathBuf, Vec<String>> = HashMap::new();
+    for file in files {
+        if is_shadowed(files, file) || file.name_refusal().is_some() {
+            continue;
+        }
+        let Ok(snapshot) = extension_snapshot(&file.path) else {
+            continue;
+        };
+        let state = admission(
+            &context.settings,
+            file.kind,
+            &file.name,
+            file.scope,
+            &snapshot.digest,
+        );
+        if !state.is_trusted() {
+            continue;
+        }
+        let own = file.path.canonicalize().ok();
+        for path in snapshot.files.keys() {
+            if own.as_ref() != Some(path) {
+                importers
+                    .entry(path.clone())
+                    .or_default()
+                    .push(file.name.clone());
+            }
+        }
+    }
+    importers
+}
+
+/// `text` for a file that also runs as the helper of `importers`.
+fn helper_text(file: &FoundFile, text: String, loads: bool, importers: &[String]) -> String {
+    let names = importers.join(", ");
+    if loads {
+        format!("{text}; also runs as a helper of {names}")
+    } else if file.scope.needs_trust() {
+        format!("runs as a helper of {names} (trusted with it); as an extension of its own: {text}")
+    } else {
+        format!("runs as a helper of {names} (your own); as an extension of its own: {text}")
+    }
+}
+
+/// One row of `list`: the file, its state as shown, its trust, its tools, and the extensions
+/// that import it.
+struct Row {
+    file: FoundFile,
+    text: String,
+    state: Option<TrustState>,
+    tools: Vec<String>,
+    importers: Vec<String>,
+}
+
 fn list(context: &Context, kind: SourceKind, as_json: bool) -> CommandResult {
     let files = found(context, kind);
     let extension_results = if kind == SourceKind::Extension {
@@ -172,7 +232,12 @@ fn list(context: &Context, kind: SourceKind, as_json: bool) -> CommandResult {
     } else {
         Vec::new()
     };
-    let rows: Vec<(FoundFile, String, Option<TrustState>, Vec<String>)> = files
+    let helpers = if kind == SourceKind::Extension {
+        helpers(context, &files)
+    } else {
+        HashMap::new()
+    };
+    let rows: Vec<Row> = files
         .iter()
         .cloned()
         .map(|file| {
@@ -203,14 +268,36 @@ fn list(context: &Context, kind: SourceKind, as_json: bool) -> CommandResult {
                     None => {}
                 }
             }
-            (file, text, state, tools)
+            let importers = file
+                .path
+                .canonicalize()
+                .ok()
+                .and_then(|path| helpers.get(&path))
+                .cloned()
+                .unwrap_or_default();
+            if !importers.is_empty() {
+                let loads = may_load && !text.starts_with("failed");
+                text = helper_text(&file, text, loads, &importers);
+            }
+            Row {
+                file,
+                text,
+                state,
+                tools,
+                importers,
+            }
         })
         .collect();
     if as_json {
         let items: Vec<_> = rows
             .iter()
-            .map(|(file, text, state, tools)| {
-                json!({"name": file.name, "scope": file.scope, "path": file.path, "state": text, "trust": state, "tools": tools})
+            .map(|Row { file, text, state, tools, importers }| {
+                let mut item = json!({"name": file.name, "scope": file.scope, "path": file.path, "state": text, "trust": state, "tools": tools});
+                if kind == SourceKind::Extension {
+                    // The extensions that import this file, so that it runs as their helper.
+                    item["helper_of"] = json!(importers);
+                }
+                item
             })
             .collect();
         output::json(&json!({ kind.cli_noun(): items }));
@@ -228,25 +315,29 @@ fn list(context: &Context, kind: SourceKind, as_json: bool) -> CommandResult {
     }
     let table: Vec<Vec<String>> = rows
         .iter()
-        .map(|(file, text, _, tools)| {
-            let mut row = vec![
-                file.name.clone(),
-                file.scope.as_str().to_string(),
-                file.path.display().to_string(),
-                text.clone(),
-            ];
-            {
-                row.insert(
-                    3,
-                    if tools.is_empty() {
-                        "-".into()
-                    } else {
-                        tools.join(", ")
-                    },
-                );
-            }
-            row
-        })
+        .map(
+            |Row {
+                 file, text, tools, ..
+             }| {
+                let mut row = vec![
+                    file.name.clone(),
+                    file.scope.as_str().to_string(),
+                    file.path.display().to_string(),
+                    text.clone(),
+                ];
+                {
+                    row.insert(
+                        3,
+                        if tools.is_empty() {
+                            "-".into()
+                        } else {
+                            tools.join(", ")
+                        },
+                    );
+                }
+                row
+            },
+        )
         .collect();
     output::table(&["NAME", "SCOPE", "PATH", "TOOLS", "STATE"], &table);
     Ok(exit::OK)
@@ -271,12 +362,18 @@ fn lookup(context: &Context, kind: SourceKind, name: &str) -> Result<FoundFile, 
 
 fn trust(context: &Context, kind: SourceKind, name: &str) -> CommandResult {
     let file = lookup(context, kind, name)?;
-    if let Some(problem) = &file.name_problem {
-        return Err(Failure::new(format!(
-            "{} \"{name}\" cannot load: invalid name: {problem}",
-            kind.noun()
-        ))
-        .hint("rename the file"));
+    if let Some(refusal) = file.name_refusal() {
+        let hint = if file.name_problem.is_some() {
+            "rename the file".to_string()
+        } else {
+            format!(
+                "keep one file named \"{name}\", then run `earshot {} trust {name}`",
+                kind.cli_noun()
+            )
+        };
+        return Err(
+            Failure::new(format!("{} \"{name}\" cannot load: {refusal}", kind.noun())).hint(hint),
+        );
     }
     if !file.scope.needs_trust() {
         return Err(Failure::new(format!(

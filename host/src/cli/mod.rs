@@ -152,9 +152,12 @@ impl Failure {
 /// What a command returns: an exit code, or a failure to report.
 pub(crate) type CommandResult = Result<u8, Failure>;
 
+/// Logging on stderr. By default only earshot's own warnings: extensions' console output
+/// (target `earshot::extension`, sanitised to one line a record) and rmcp's are off, and shown
+/// with `-v`, `-vv` or a `RUST_LOG` that names them.
 fn init_tracing(verbose: u8) {
     let default = match verbose {
-        0 => "warn,rmcp=off",
+        0 => "warn,rmcp=off,earshot::extension=off",
         1 => "debug",
         _ => "trace",
     };

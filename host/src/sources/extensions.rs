@@ -12,7 +12,7 @@ use sha2::{Digest, Sha256};
 use crate::names::SourceKind;
 use crate::settings::Settings;
 
-use super::{FoundFile, Scope, scan_folder};
+use super::{FoundFile, Scope, parse_guard, scan_folder};
 
 /// The file suffixes that make an extension.
 pub const EXTENSION_SUFFIXES: &[&str] = &["ts", "mts", "js", "mjs"];
@@ -97,7 +97,7 @@ pub fn extension_snapshot(entry: &Path) -> Result<ExtensionSnapshot, String> {
         if let Ok(canonical) = file.canonicalize() {
             files.insert(canonical, bytes);
         }
-        for specifier in imports_of(&file, &source) {
+        for specifier in imports_of(&file, &source)? {
             match resolve(&root, &file, &specifier) {
                 Some(target) => pending.push(target),
                 None => {
@@ -119,14 +119,29 @@ pub fn extension_snapshot(entry: &Path) -> Result<ExtensionSnapshot, String> {
     })
 }
 
-/// The relative module specifiers `source` imports or re-exports (static, and dynamic imports
-/// of a string literal).
-fn imports_of(path: &Path, source: &str) -> Vec<String> {
-    let allocator = Allocator::default();
-    let source_type = SourceType::from_path(path)
+/// How oxc reads an extension file: a module, TypeScript or JavaScript by its suffix, never JSX
+/// (which Boa cannot run, and whose text the nesting scan does not read).
+pub(crate) fn source_type_of(path: &Path) -> SourceType {
+    SourceType::from_path(path)
         .unwrap_or_default()
-        .with_module(true);
-    let parsed = Parser::new(&allocator, source, source_type).parse();
+        .with_module(true)
+        .with_jsx(false)
+}
+
+/// The relative module specifiers `source` imports or re-exports (static, and dynamic imports
+/// of a string literal), parsed behind the guards of [`parse_guard`].
+///
+/// # Errors
+/// When the file is too large or nests too deep to parse safely, or the parser failed.
+fn imports_of(path: &Path, source: &str) -> Result<Vec<String>, String> {
+    parse_guard::check_source(source)
+        .map_err(|problem| parse_guard::located(path, source, problem))?;
+    parse_guard::on_parse_thread(path, || parsed_imports(path, source))
+}
+
+fn parsed_imports(path: &Path, source: &str) -> Vec<String> {
+    let allocator = Allocator::default();
+    let parsed = Parser::new(&allocator, source, source_type_of(path)).parse();
     let mut specifiers: Vec<String> = parsed
         .module_record
         .requested_modules

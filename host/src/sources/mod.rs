@@ -6,8 +6,10 @@
 
 mod components;
 mod extensions;
+pub mod parse_guard;
 
 pub use components::{find_component, find_components};
+pub(crate) use extensions::source_type_of;
 pub use extensions::{
     EXTENSION_SUFFIXES, ExtensionSnapshot, extension_digest, extension_snapshot, find_extension,
     find_extensions,
@@ -70,6 +72,35 @@ pub struct FoundFile {
     pub path: PathBuf,
     /// Why the name is invalid, when it is.
     pub name_problem: Option<String>,
+    /// The other files in the same folder with the same stem (`a.ts` beside `a.js`): the name
+    /// is ambiguous, and none of them loads or can be trusted until only one is left.
+    pub same_stem: Vec<PathBuf>,
+}
+
+impl FoundFile {
+    /// Why this file cannot load under its name, whatever its trust: an invalid name, or a name
+    /// that another file in the same folder also has. One line, saying what to do.
+    pub fn name_refusal(&self) -> Option<String> {
+        if let Some(problem) = &self.name_problem {
+            return Some(format!("invalid name: {problem}"));
+        }
+        if self.same_stem.is_empty() {
+            return None;
+        }
+        let mut paths: Vec<String> = std::iter::once(&self.path)
+            .chain(&self.same_stem)
+            .map(|path| path.display().to_string())
+            .collect();
+        paths.sort();
+        let last = paths.pop().unwrap_or_default();
+        let verb = if paths.len() == 1 { "both" } else { "all" };
+        Some(format!(
+            "ambiguous name: {} and {last} are {verb} {} \"{}\"; earshot loads none of them until you rename or remove all but one",
+            paths.join(", "),
+            self.kind.noun(),
+            self.name
+        ))
+    }
 }
 
 /// Whether `file` is a project file that the user's own file of the same name (in `found`)
@@ -120,12 +151,19 @@ fn scan_folder(
         })
         .collect();
     paths.sort();
-    for path in paths {
-        let name = path
-            .file_stem()
+    let stem = |path: &Path| {
+        path.file_stem()
             .unwrap_or_default()
             .to_string_lossy()
-            .into_owned();
+            .into_owned()
+    };
+    for path in &paths {
+        let name = stem(path);
+        let same_stem = paths
+            .iter()
+            .filter(|other| *other != path && stem(other) == name)
+            .cloned()
+            .collect();
         into.push(FoundFile {
             kind,
             name_problem: check_source_name(&name)
@@ -133,7 +171,8 @@ fn scan_folder(
                 .map(|error| error.to_string()),
             name,
             scope,
-            path,
+            path: path.clone(),
+            same_stem,
         });
     }
 }

@@ -234,6 +234,7 @@ impl JobLoop {
             };
             if let Err(error) = result {
                 if error.as_engine().is_none() {
+                    let error = super::runtime::sanitise_console(&error.to_string());
                     tracing::warn!(target: "earshot::extension", "uncaught exception in a timer: {error}");
                 } else {
                     return Err(error);

@@ -33,6 +33,10 @@ use crate::sources::{
 };
 
 pub use runtime::ScriptLimits;
+
+/// The stack of each extension's JS thread: room for Boa to parse, compile and run code nested
+/// as deep as the nesting scan allows, many times over.
+pub const JS_STACK_BYTES: usize = 512 << 20;
 pub use worker::{ExtensionLimits, ExtensionWorker, PromptText};
 
 /// The extension limits the settings ask for (`extensions.loadTimeoutSeconds`,
@@ -66,8 +70,8 @@ pub fn limits_from_settings(settings: &Settings) -> ExtensionLimits {
 /// Whether an extension may load (its name is valid and it is the user's own or trusted), before
 /// it is loaded; the digest its trust was checked against.
 fn admitted(settings: &Settings, file: &FoundFile) -> Result<ExtensionSnapshot, String> {
-    if let Some(problem) = &file.name_problem {
-        return Err(format!("not loaded: invalid name: {problem}"));
+    if let Some(refusal) = file.name_refusal() {
+        return Err(format!("not loaded: {refusal}"));
     }
     let snapshot = extension_snapshot(&file.path)?;
     let trust = admission(
@@ -165,10 +169,16 @@ pub fn load_extensions(
     limits: ExtensionLimits,
     registry: &mut ToolRegistry,
 ) {
+    let mut reported = std::collections::HashSet::new();
     for outcome in load_all(settings, validator, limits) {
         let name = outcome.file.name;
         match outcome.result {
-            Err(message) => registry.report(SourceKind::Extension, &name, message),
+            Err(message) => {
+                // Files with one stem are refused with one message naming them all: say it once.
+                if reported.insert((name.clone(), message.clone())) {
+                    registry.report(SourceKind::Extension, &name, message);
+                }
+            }
             Ok(loaded) => {
                 for (tool, schema) in loaded.tools {
                     let id = ToolId::new(SourceKind::Extension, &name, &tool.name)

@@ -31,7 +31,49 @@ impl Default for ScriptLimits {
     }
 }
 
-/// Sends `console.*` of one extension to tracing, under target `earshot::extension`.
+/// The most characters of one console message that reach tracing; the rest is counted, not shown.
+pub const CONSOLE_MAX_CHARS: usize = 4_000;
+
+/// One console message made safe for a terminal, on one line: escape sequences, control
+/// characters, bidirectional overrides and zero-width characters are removed; CR, LF and tab
+/// are shown as the visible escapes `\r`, `\n` and `\t` (so a message cannot draw a line of its
+/// own, such as a fake prompt); and it is capped at [`CONSOLE_MAX_CHARS`] characters.
+pub fn sanitise_console(message: &str) -> String {
+    let mut clean = String::with_capacity(message.len().min(CONSOLE_MAX_CHARS * 4));
+    let mut chars = message.chars().peekable();
+    let mut shown = 0;
+    while let Some(c) = chars.next() {
+        let visible = match c {
+            '\u{1b}' => {
+                earshot_terminal_text::skip_escape_sequence(&mut chars);
+                continue;
+            }
+            '\r' => "\\r",
+            '\n' => "\\n",
+            '\t' => "\\t",
+            c if earshot_terminal_text::is_bidi_override(c) => continue,
+            '\u{200b}'..='\u{200f}' | '\u{2028}' | '\u{2029}' | '\u{feff}' => continue,
+            c if c.is_control() => continue,
+            _ => "",
+        };
+        if shown == CONSOLE_MAX_CHARS {
+            let rest = 1 + chars.count();
+            clean.push_str(&format!("… ({rest} more characters)"));
+            break;
+        }
+        shown += 1;
+        if visible.is_empty() {
+            clean.push(c);
+        } else {
+            clean.push_str(visible);
+        }
+    }
+    clean
+}
+
+/// Sends `console.*` of one extension to tracing, under target `earshot::extension`, sanitised by
+/// [`sanitise_console`]. The CLI shows that target only with `-v` or `RUST_LOG`; `console.warn`
+/// and `console.error` are logged at warn and error so that a filter can still tell them apart.
 #[derive(Debug, Trace, Finalize)]
 pub struct TracingConsole {
     #[unsafe_ignore_trace]
@@ -40,26 +82,31 @@ pub struct TracingConsole {
 
 impl Logger for TracingConsole {
     fn log(&self, msg: String, _: &ConsoleState, _: &mut Context) -> JsResult<()> {
+        let msg = sanitise_console(&msg);
         tracing::info!(target: "earshot::extension", extension = %self.extension, "{msg}");
         Ok(())
     }
 
     fn info(&self, msg: String, _: &ConsoleState, _: &mut Context) -> JsResult<()> {
+        let msg = sanitise_console(&msg);
         tracing::info!(target: "earshot::extension", extension = %self.extension, "{msg}");
         Ok(())
     }
 
     fn warn(&self, msg: String, _: &ConsoleState, _: &mut Context) -> JsResult<()> {
+        let msg = sanitise_console(&msg);
         tracing::warn!(target: "earshot::extension", extension = %self.extension, "{msg}");
         Ok(())
     }
 
     fn error(&self, msg: String, _: &ConsoleState, _: &mut Context) -> JsResult<()> {
+        let msg = sanitise_console(&msg);
         tracing::error!(target: "earshot::extension", extension = %self.extension, "{msg}");
         Ok(())
     }
 
     fn debug(&self, msg: String, _: &ConsoleState, _: &mut Context) -> JsResult<()> {
+        let msg = sanitise_console(&msg);
         tracing::debug!(target: "earshot::extension", extension = %self.extension, "{msg}");
         Ok(())
     }
@@ -107,4 +154,25 @@ pub fn new_context(
     );
     context.eval(Source::from_bytes(script.as_bytes()))?;
     Ok(context)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn console_text_is_one_clean_line_with_visible_line_breaks() {
+        let hostile = "ok\r\n\u{1b}[2K\u{1b}]0;title\u{7}$ sudo rm -rf ~\u{202e}txt.exe\tend\u{0}";
+        assert_eq!(
+            sanitise_console(hostile),
+            "ok\\r\\n$ sudo rm -rf ~txt.exe\\tend"
+        );
+        let long = "x".repeat(CONSOLE_MAX_CHARS + 10);
+        let capped = sanitise_console(&long);
+        assert!(capped.ends_with("… (10 more characters)"), "{capped}");
+        assert_eq!(
+            capped.chars().filter(|c| *c == 'x').count(),
+            CONSOLE_MAX_CHARS
+        );
+    }
 }

@@ -16,8 +16,11 @@ use oxc::codegen::{Codegen, CodegenOptions};
 use oxc::diagnostics::OxcDiagnostic;
 use oxc::parser::Parser;
 use oxc::semantic::SemanticBuilder;
-use oxc::span::{SourceType, Span};
+use oxc::span::Span;
 use oxc::transformer::{TransformOptions, Transformer};
+
+use crate::sources::parse_guard;
+use crate::sources::source_type_of;
 
 /// A place in an original source file, 1-based, as editors show it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -92,15 +95,26 @@ impl PositionMap {
 /// `import x = require(...)`, `export =`).
 pub fn strip_types(path: &Path, source: &str) -> Result<StrippedModule, StripError> {
     let display = path.display().to_string();
+    parse_guard::check_source(source).map_err(|(offset, message)| StripError {
+        location: location_of(&display, source, offset as u32),
+        message,
+    })?;
+    parse_guard::on_parse_thread(path, || strip_unguarded(path, source)).map_err(|message| {
+        StripError {
+            location: location_of(&display, source, 0),
+            message,
+        }
+    })?
+}
+
+fn strip_unguarded(path: &Path, source: &str) -> Result<StrippedModule, StripError> {
+    let display = path.display().to_string();
     let at = |offset: u32, message: String| StripError {
         location: location_of(&display, source, offset),
         message,
     };
     let allocator = Allocator::default();
-    let source_type = SourceType::from_path(path)
-        .unwrap_or_default()
-        .with_module(true);
-    let parsed = Parser::new(&allocator, source, source_type).parse();
+    let parsed = Parser::new(&allocator, source, source_type_of(path)).parse();
     if let Some(error) = parsed.diagnostics.errors().next() {
         return Err(at(first_offset(error), error.to_string()));
     }
@@ -260,6 +274,25 @@ mod tests {
             .unwrap() as u32
             + 1;
         assert_eq!(stripped.positions.original(line, 1).map(|p| p.0), Some(3));
+    }
+
+    #[test]
+    fn a_file_nested_too_deep_is_refused_where_it_passes_the_limit_instead_of_crashing() {
+        // Shallow enough to parse, deep enough for the passes after the parser: a member chain.
+        let chain = format!("export const x = a{};\n", ".b".repeat(100_000));
+        let error = strip_types(Path::new("chain.ts"), &chain).unwrap_err();
+        assert!(error.message.contains("nests deeper than"), "{error}");
+        assert_eq!(error.location.line, 1);
+        let nested = format!(
+            "\nexport default {}1{};",
+            "[".repeat(100_000),
+            "]".repeat(100_000)
+        );
+        let error = strip_types(Path::new("deep.ts"), &nested).unwrap_err();
+        // Line 2, where the thousandth level opens.
+        assert_eq!(error.location.line, 2);
+        assert!((1_000..1_020).contains(&error.location.column), "{error}");
+        assert!(strip_types(Path::new("jsx.js"), "export default <div>'</div>;").is_err());
     }
 
     #[test]

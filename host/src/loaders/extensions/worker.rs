@@ -154,7 +154,10 @@ impl ExtensionWorker {
         let extension = name.to_string();
         let spawned = std::thread::Builder::new()
             .name(thread_name)
-            .stack_size(16 * 1024 * 1024)
+            // Boa parses, compiles and runs recursively: what the nesting scan lets through
+            // (`sources::parse_guard::MAX_NESTING` levels) takes up to about 160 KiB a level in a
+            // debug build. Only the pages used are committed.
+            .stack_size(super::JS_STACK_BYTES)
             .spawn(move || {
                 let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                     run_thread(&extension, entry, snapshot, limits, &loaded_sender, incoming);

@@ -40,7 +40,7 @@ fn gate_with(rules: serde_json::Value) -> (tempfile::TempDir, Gate) {
     std::fs::create_dir_all(root.join(".earshot")).expect("project");
     std::fs::write(root.join(".earshot/settings.local.json"), rules.to_string()).expect("settings");
     let settings = Settings::load(None, Some(ProjectPaths::new(root)));
-    (dir, Gate::new(RuleSet::from_settings(&settings), None))
+    (dir, Gate::new(RuleSet::from_settings(&settings)))
 }
 
 fn main() {

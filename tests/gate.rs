@@ -12,6 +12,7 @@ use earshot_host::gate::{
 };
 use earshot_host::names::{SourceKind, ToolId};
 use earshot_host::settings::{Layer, ProjectPaths, Settings};
+use earshot_host::trust::{RuleFile, write_rule};
 
 /// A project with the given user, project and local settings files.
 fn gate_for(user: &str, project: &str, local: &str) -> (tempfile::TempDir, Gate, Settings) {
@@ -30,10 +31,23 @@ fn gate_for(user: &str, project: &str, local: &str) -> (tempfile::TempDir, Gate,
         }
     }
     let paths = ProjectPaths::new(root.canonicalize().unwrap());
-    let local_path = paths.local_settings();
     let settings = Settings::load(Some(&config), Some(paths));
-    let gate = Gate::new(RuleSet::from_settings(&settings), Some(local_path));
+    let gate = Gate::from_settings(&settings);
     (dir, gate, settings)
+}
+
+/// As [`gate_for`], with `allow` written to the local file by earshot (signed), as
+/// `earshot permissions allow` does.
+fn gate_with_local_allow(allow: &[&str]) -> (tempfile::TempDir, Gate, Settings) {
+    let (dir, _, settings) = gate_for("", "", "");
+    for rule in allow {
+        write_rule(&settings, "allow", rule, RuleFile::Local).unwrap();
+    }
+    let settings = Settings::load(
+        settings.user_config_dir.as_deref(),
+        settings.project.clone(),
+    );
+    (dir, Gate::from_settings(&settings), settings)
 }
 
 fn mcp(source: &str, tool: &str) -> ToolId {
@@ -176,12 +190,15 @@ fn a_checked_in_allow_rule_grants_nothing_but_its_deny_and_ask_rules_apply() {
             .starts_with("ignored: allow rules in the checked-in")
     );
 
-    // The same allow rule in the local file counts.
-    let (_dir, gate, _) = gate_for("", "", r#"{"permissions": {"allow": ["Mcp(*)"]}}"#);
+    // The same allow rule in the local file, written there by earshot, counts.
+    let (_dir, gate, _) = gate_with_local_allow(&["Mcp(*)"]);
     assert_eq!(
         decide(&gate, &mcp("github", "search"), false),
         Effect::Allow
     );
+    // Written there by anything else (a download, a submodule, a hand), it does not.
+    let (_dir, gate, _) = gate_for("", "", r#"{"permissions": {"allow": ["Mcp(*)"]}}"#);
+    assert_eq!(decide(&gate, &mcp("github", "search"), false), Effect::Ask);
 }
 
 #[test]
@@ -270,6 +287,7 @@ fn a_malformed_rule_is_reported_and_never_widens_access() {
     assert!(status("Mcp(github__*)").unwrap().starts_with("suspended"));
     assert_eq!(decide(&gate, &mcp("github", "search"), false), Effect::Ask);
     assert_eq!(gate.rules().allow_suspended_by().unwrap().text, "Mcp(gh[)");
+    assert!(gate.rules().suspension().unwrap().contains("\"Mcp(gh[)\""));
 }
 
 #[test]
@@ -291,7 +309,7 @@ fn rules_of_other_earshot_tools_are_left_alone() {
             .unwrap()
             .starts_with("not a plugin rule")
     );
-    assert!(gate.rules().allow_suspended_by().is_none());
+    assert!(gate.rules().suspension().is_none());
     assert_eq!(
         decide(&gate, &mcp("github", "search"), false),
         Effect::Allow
@@ -344,8 +362,8 @@ fn a_denied_or_allowed_call_never_reaches_the_prompter() {
 }
 
 #[test]
-fn the_non_interactive_prompter_denies_and_names_the_rule_and_file() {
-    let (_dir, gate, settings) = gate_for("", "", "");
+fn the_non_interactive_prompter_denies_and_names_the_command_that_allows() {
+    let (_dir, gate, _) = gate_for("", "", "");
     let outcome = gate.authorize(
         &ToolRequest {
             tool: &mcp("github", "create_issue"),
@@ -355,17 +373,11 @@ fn the_non_interactive_prompter_denies_and_names_the_rule_and_file() {
         },
         &NonInteractivePrompter,
     );
-    let local = settings
-        .file(Layer::Local)
-        .unwrap()
-        .path
-        .display()
-        .to_string();
     assert_eq!(
         outcome,
-        Outcome::Denied(format!(
-            "github__create_issue needs approval and there is no terminal to ask on; to allow it, add \"Mcp(github__create_issue)\" to permissions.allow in {local}"
-        ))
+        Outcome::Denied(
+            "github__create_issue needs approval and there is no terminal to ask on; to allow it, run `earshot permissions allow 'Mcp(github__create_issue)'`".into()
+        )
     );
 }
 
@@ -449,18 +461,27 @@ fn answering_always_writes_the_allow_rule_to_the_local_file_and_keeps_other_keys
     let local_path = settings.file(Layer::Local).unwrap().path.clone();
     let written: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&local_path).unwrap()).unwrap();
+    assert_eq!(written["theme"], "dark");
     assert_eq!(
-        written,
-        serde_json::json!({"theme": "dark", "permissions": {"deny": ["Mcp(x__y)"], "allow": ["Mcp(github__create_issue)"]}})
+        written["permissions"],
+        serde_json::json!({"deny": ["Mcp(x__y)"], "allow": ["Mcp(github__create_issue)"]})
+    );
+    // Signed for this user and project, so it counts where a shipped one would not.
+    assert_eq!(
+        written["trust"]["allow"]["Mcp(github__create_issue)"]["signature"]
+            .as_str()
+            .unwrap()
+            .len(),
+        64
     );
     let keys: Vec<&String> = written.as_object().unwrap().keys().collect();
-    assert_eq!(keys, ["theme", "permissions"], "key order kept");
+    assert_eq!(keys, ["theme", "permissions", "trust"], "key order kept");
     // A fresh gate over the same files now allows without asking.
     let reloaded = Settings::load(
         settings.user_config_dir.as_deref(),
         settings.project.clone(),
     );
-    let gate = Gate::new(RuleSet::from_settings(&reloaded), None);
+    let gate = Gate::new(RuleSet::from_settings(&reloaded));
     assert_eq!(
         gate.authorize(&request, &PanickingPrompter),
         Outcome::Allowed
@@ -517,4 +538,213 @@ fn a_mistyped_rule_keyword_is_malformed_not_someone_elses() {
         decide(&gate, &mcp("github", "delete_repo"), false),
         Effect::Ask
     );
+}
+
+#[test]
+fn always_for_a_tool_whose_name_has_a_slash_writes_a_rule_that_parses_and_allows() {
+    let (_dir, gate, settings) = gate_for("", "", "");
+    let tool = ToolId::mcp("fs", "files/read").unwrap();
+    let request = ToolRequest {
+        tool: &tool,
+        read_only: false,
+        title: None,
+        detail: None,
+    };
+    let prompter = TerminalPrompter::new(
+        Box::new(Cursor::new(b"a\n".to_vec())),
+        Box::new(Screen::default()),
+    );
+    assert_eq!(gate.authorize(&request, &prompter), Outcome::Allowed);
+    assert!(earshot_host::gate::parse_rule("Mcp(fs__files/read)").is_ok());
+    let reloaded = Settings::load(
+        settings.user_config_dir.as_deref(),
+        settings.project.clone(),
+    );
+    let gate = Gate::from_settings(&reloaded);
+    let rule = gate
+        .rules()
+        .rules()
+        .iter()
+        .find(|rule| rule.text == "Mcp(fs__files/read)")
+        .expect("the rule was written");
+    assert_eq!(rule.not_in_force, None, "{rule:?}");
+    assert_eq!(
+        gate.authorize(&request, &PanickingPrompter),
+        Outcome::Allowed
+    );
+}
+
+#[test]
+fn a_keyword_typo_in_a_deny_rule_is_malformed_and_suspends_every_allow() {
+    for typo in ["Mpc(github__delete_repo)", "Extention(jira__*)", "Tool(x)"] {
+        let user =
+            serde_json::json!({"permissions": {"allow": ["Mcp(github__*)"], "deny": [typo]}});
+        let (_dir, gate, _) = gate_for(&user.to_string(), "", "");
+        let rule = gate
+            .rules()
+            .rules()
+            .iter()
+            .find(|rule| rule.text == typo)
+            .unwrap();
+        assert!(
+            rule.not_in_force
+                .as_deref()
+                .unwrap()
+                .starts_with("malformed"),
+            "{typo}: {rule:?}"
+        );
+        assert_eq!(
+            decide(&gate, &mcp("github", "delete_repo"), false),
+            Effect::Ask,
+            "{typo} must not leave the allow rule in force"
+        );
+    }
+}
+
+#[test]
+fn a_misspelt_permissions_key_suspends_every_allow_rule() {
+    for user in [
+        r#"{"permissions": {"allow": ["Mcp(github__*)"], "Deny": ["Mcp(github__delete_repo)"]}}"#,
+        r#"{"permissions": {"allow": ["Mcp(github__*)"], "denied": ["Mcp(github__delete_repo)"]}}"#,
+        r#"{"permissions": {"allow": ["Mcp(github__*)"]}, "permission": {"deny": ["Mcp(github__delete_repo)"]}}"#,
+    ] {
+        let (_dir, gate, settings) = gate_for(user, "", "");
+        assert!(
+            settings
+                .problems
+                .iter()
+                .any(|problem| problem.to_string().contains("unknown key")),
+            "{user}: {:?}",
+            settings.problems
+        );
+        assert_eq!(
+            decide(&gate, &mcp("github", "delete_repo"), false),
+            Effect::Ask,
+            "{user}"
+        );
+        assert!(gate.rules().suspension().unwrap().contains("misspelt"));
+    }
+    // `permissions` as a list cannot hold rules at all: the allow rules elsewhere are suspended.
+    let (_dir, gate, _) = gate_for(r#"{"permissions": ["Mcp(github__delete_repo)"]}"#, "", "");
+    assert!(gate.rules().suspension().is_some());
+}
+
+#[test]
+fn a_user_file_that_does_not_parse_suspends_allow_rules_in_every_other_file() {
+    let (dir, _, settings) = gate_with_local_allow(&["Mcp(github__*)"]);
+    // The user's file holds a deny, but a trailing comma stops it parsing.
+    std::fs::write(
+        settings
+            .user_config_dir
+            .as_ref()
+            .unwrap()
+            .join("settings.json"),
+        r#"{"permissions": {"deny": ["Mcp(github__delete_repo)",]}}"#,
+    )
+    .unwrap();
+    let settings = Settings::load(
+        settings.user_config_dir.as_deref(),
+        settings.project.clone(),
+    );
+    let gate = Gate::from_settings(&settings);
+    assert_eq!(
+        decide(&gate, &mcp("github", "delete_repo"), false),
+        Effect::Ask
+    );
+    assert!(
+        gate.rules()
+            .suspension()
+            .unwrap()
+            .contains("does not parse"),
+        "{:?}",
+        gate.rules().suspension()
+    );
+    // Fixing the file restores the signed allow rule.
+    std::fs::write(
+        settings
+            .user_config_dir
+            .as_ref()
+            .unwrap()
+            .join("settings.json"),
+        r#"{"permissions": {"deny": ["Mcp(github__delete_repo)"]}}"#,
+    )
+    .unwrap();
+    let settings = Settings::load(
+        settings.user_config_dir.as_deref(),
+        settings.project.clone(),
+    );
+    let gate = Gate::from_settings(&settings);
+    assert_eq!(
+        decide(&gate, &mcp("github", "search"), false),
+        Effect::Allow
+    );
+    drop(dir);
+}
+
+#[test]
+fn control_and_invisible_characters_make_a_rule_malformed() {
+    for rule in [
+        "Mcp({a,\u{1b}]52;c;ZWNobyBoaQ==\u{7}})",
+        "Mcp(gh__\u{202e}x)",
+        "Mcp(gh__\u{200b}x)",
+        "Bash(\u{1b}[2J)",
+    ] {
+        assert!(
+            earshot_host::gate::parse_rule(rule)
+                .unwrap_err()
+                .contains("control characters"),
+            "{rule:?}"
+        );
+    }
+}
+
+/// A prompter that never shows text (like the non-interactive one) and allows once.
+struct BlindAllow;
+impl Prompter for BlindAllow {
+    fn ask(&self, prompt: &PermissionPrompt) -> PromptAnswer {
+        assert_eq!(prompt.title(), "", "no prompt text was computed");
+        PromptAnswer::AllowOnce
+    }
+    fn shows_prompt_text(&self) -> bool {
+        false
+    }
+}
+
+#[test]
+fn prompt_text_is_computed_only_for_a_prompter_that_shows_it() {
+    let (_dir, gate, _) = gate_for("", "", "");
+    let tool = ToolId::new(SourceKind::Extension, "jira", "close").unwrap();
+    let request = ToolRequest {
+        tool: &tool,
+        read_only: false,
+        title: None,
+        detail: None,
+    };
+    let describe_ran = std::cell::Cell::new(0);
+    let describe = || {
+        describe_ran.set(describe_ran.get() + 1);
+        ("title".to_string(), "detail".to_string())
+    };
+    assert!(matches!(
+        gate.authorize_with(&request, describe, &NonInteractivePrompter),
+        Outcome::Denied(_)
+    ));
+    assert_eq!(
+        gate.authorize_with(&request, describe, &BlindAllow),
+        Outcome::Allowed
+    );
+    assert_eq!(
+        describe_ran.get(),
+        0,
+        "describe ran with no one to show it to"
+    );
+    let prompter = TerminalPrompter::new(
+        Box::new(Cursor::new(b"o\n".to_vec())),
+        Box::new(Screen::default()),
+    );
+    assert_eq!(
+        gate.authorize_with(&request, describe, &prompter),
+        Outcome::Allowed
+    );
+    assert_eq!(describe_ran.get(), 1);
 }

@@ -69,11 +69,11 @@ fn the_narrower_layer_wins_and_list_says_so() {
     sandbox.user_settings(
         json!({"mcpServers": {"t": fixture_server("thirty_tools.py", &["--count", "1"])}}),
     );
-    sandbox.write(
-        ".earshot/settings.local.json",
-        json!({"mcpServers": {"t": fixture_server("thirty_tools.py", &["--count", "3"])}})
-            .to_string(),
-    );
+    let fixture = common::mcp_fixture("thirty_tools.py");
+    let (code, _, stderr) = sandbox.run(&[
+        "mcp", "add", "-s", "local", "t", "--", "python3", &fixture, "--count", "3",
+    ]);
+    assert_eq!(code, 0, "{stderr}");
     let servers = mcp_list(&sandbox);
     assert_eq!(servers[0]["scope"], "local");
     assert_eq!(servers[0]["overrides"], json!(["user"]));

@@ -208,6 +208,19 @@ fn a_settings_path_that_is_not_a_regular_file_is_reported_not_read() {
     let (code, _, stderr) = sandbox.run(&["permissions", "list"]);
     assert_eq!(code, 0);
     assert!(
+        stderr.contains("settings.json: cannot be read: it is a symbolic link"),
+        "{stderr}"
+    );
+    // A FIFO in its place is not read either (reading it would hang the command).
+    std::fs::remove_file(sandbox.project().join(".earshot/settings.json")).unwrap();
+    let status = std::process::Command::new("mkfifo")
+        .arg(sandbox.project().join(".earshot/settings.json"))
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let (code, _, stderr) = sandbox.run(&["permissions", "list"]);
+    assert_eq!(code, 0);
+    assert!(
         stderr.contains("settings.json: cannot be read: it is not a regular file"),
         "{stderr}"
     );

@@ -155,38 +155,6 @@ fn a_record_copied_from_another_clone_does_not_count() {
 }
 
 #[test]
-fn a_committed_local_settings_file_is_refused() {
-    let sandbox = with_plugin();
-    assert_eq!(sandbox.run(&["plugins", "trust", "hello"]).0, 0);
-    // Someone commits the local file (forcing past .gitignore).
-    sandbox.git(&["add", "-f", ".earshot/settings.local.json"]);
-    let (code, stdout, stderr) = sandbox.run(&["plugins", "list"]);
-    assert_eq!(code, 0);
-    assert!(stderr.contains("settings.local.json is tracked by git, so the repository could have written it; it is ignored"), "{stderr}");
-    assert!(
-        stdout.contains("not trusted: .earshot/settings.local.json is tracked by git"),
-        "{stdout}"
-    );
-    // And its allow rules are not in force either.
-    sandbox.write(
-        ".earshot/settings.local.json",
-        r#"{"permissions": {"allow": ["Plugin(hello__*)"]}}"#,
-    );
-    let (_, stdout, _) = sandbox.run(&["permissions", "check", "Plugin(hello__greet)"]);
-    assert_eq!(
-        stdout.lines().next().unwrap_or_default(),
-        "Plugin(hello__greet): ask by default: no rule matches"
-    );
-    // trust refuses to write into it.
-    let (code, _, stderr) = sandbox.run(&["plugins", "trust", "hello"]);
-    assert_eq!(code, 1);
-    assert!(
-        stderr.contains("tracked by git; untrack it first"),
-        "{stderr}"
-    );
-}
-
-#[test]
 fn a_missing_or_unreadable_key_means_no_record_counts() {
     let sandbox = with_plugin();
     assert_eq!(sandbox.run(&["plugins", "trust", "hello"]).0, 0);

@@ -5,11 +5,12 @@ use serde_json::json;
 
 use earshot_host::gate::sanitise_for_terminal;
 use earshot_host::mcp::{
-    McpOptions, McpServers, ServerEntry, ServerState, Transport, read_servers, seconds, shown_name,
+    McpOptions, McpServers, ServerEntry, ServerState, Transport, digest_for_trust, read_servers,
+    seconds, shown_name,
 };
-use earshot_host::names::SourceKind;
-use earshot_host::settings::Layer;
-use earshot_host::trust::{digest_of, record_trust, remove_trust};
+use earshot_host::names::{SourceKind, check_source_name};
+use earshot_host::settings::{Layer, Settings, edit_project_settings, edit_settings};
+use earshot_host::trust::{record_trust, remove_trust};
 
 use super::progress::ProgressLine;
 use super::{CommandResult, Context, Failure, exit, output};
@@ -30,8 +31,45 @@ pub(crate) enum McpCommand {
         #[arg(long)]
         json: bool,
     },
-    /// Trust a server the project's checked-in settings define, as it is defined now.
+    /// Trust a server the project's checked-in settings define (or one in the local file that
+    /// earshot did not write), as it is defined now.
     Trust {
+        /// The server's name.
+        name: String,
+    },
+    /// Add a server (written and signed by earshot, so it starts without a separate trust step).
+    /// `earshot mcp add NAME -- COMMAND [ARGS...]`, or `-t http NAME URL`.
+    Add {
+        /// Which file: local (.earshot/settings.local.json, this project), user (every
+        /// project) or project (.earshot/settings.json, checked in).
+        #[arg(short, long, value_enum, default_value = "local")]
+        scope: ScopeArg,
+        /// stdio (a command) or http (a URL).
+        #[arg(short, long, value_enum, default_value = "stdio")]
+        transport: TransportArg,
+        /// An environment variable for a stdio server, KEY=VALUE (repeatable).
+        #[arg(short, long = "env", value_name = "KEY=VALUE")]
+        env: Vec<String>,
+        /// A header for an http server, "Name: value" (repeatable).
+        #[arg(short = 'H', long = "header", value_name = "NAME: VALUE")]
+        headers: Vec<String>,
+        /// The working directory of a stdio server (default: the project for project scope,
+        /// else your config dir; `${EARSHOT_PROJECT_DIR}` is the project).
+        #[arg(long)]
+        cwd: Option<String>,
+        /// The server's name.
+        name: String,
+        /// The command (stdio) or URL (http).
+        command_or_url: String,
+        /// Arguments of the command.
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<String>,
+    },
+    /// Remove a server's entry (and its trust record) from one settings file.
+    Remove {
+        /// Which file (default: the one whose definition is used).
+        #[arg(short, long, value_enum)]
+        scope: Option<ScopeArg>,
         /// The server's name.
         name: String,
     },
@@ -42,12 +80,237 @@ pub(crate) enum McpCommand {
     },
 }
 
+/// A settings file named on the command line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum ScopeArg {
+    /// `.earshot/settings.local.json`: yours, this project only.
+    Local,
+    /// `settings.json` in your config dir: every project.
+    User,
+    /// `.earshot/settings.json`: checked in, shared with the repository.
+    Project,
+}
+
+impl ScopeArg {
+    fn layer(self) -> Layer {
+        match self {
+            ScopeArg::Local => Layer::Local,
+            ScopeArg::User => Layer::User,
+            ScopeArg::Project => Layer::Project,
+        }
+    }
+}
+
+/// A server's transport, as `mcp add` takes it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum TransportArg {
+    /// A command speaking MCP on stdin/stdout.
+    Stdio,
+    /// Streamable HTTP.
+    Http,
+}
+
 pub(crate) fn run(context: &Context, command: McpCommand) -> CommandResult {
     match command {
         McpCommand::List { json } => list(context, json),
         McpCommand::Get { name, json } => get(context, &name, json),
         McpCommand::Trust { name } => trust(context, &name),
         McpCommand::Untrust { name } => untrust(context, &name),
+        McpCommand::Add {
+            scope,
+            transport,
+            env,
+            headers,
+            cwd,
+            name,
+            command_or_url,
+            args,
+        } => {
+            let definition = match transport {
+                TransportArg::Stdio => {
+                    if !headers.is_empty() {
+                        return Err(Failure::new("--header is for http servers").code(exit::USAGE));
+                    }
+                    let mut definition = json!({"command": command_or_url, "args": args});
+                    if !env.is_empty() {
+                        definition["env"] = pairs(&env, '=', "--env KEY=VALUE")?;
+                    }
+                    if let Some(cwd) = cwd {
+                        definition["cwd"] = cwd.into();
+                    }
+                    definition
+                }
+                TransportArg::Http => {
+                    if !args.is_empty() || !env.is_empty() {
+                        return Err(Failure::new(
+                            "an http server takes a URL and --header only, no arguments or --env",
+                        )
+                        .code(exit::USAGE));
+                    }
+                    let mut definition = json!({"type": "http", "url": command_or_url});
+                    if !headers.is_empty() {
+                        definition["headers"] = pairs(&headers, ':', "--header \"Name: value\"")?;
+                    }
+                    definition
+                }
+            };
+            add(context, scope.layer(), &name, definition)
+        }
+        McpCommand::Remove { scope, name } => remove(context, scope.map(ScopeArg::layer), &name),
+    }
+}
+
+/// `KEY=VALUE` (or `Name: value`) pairs as a JSON object.
+fn pairs(items: &[String], separator: char, form: &str) -> Result<serde_json::Value, Failure> {
+    let mut map = serde_json::Map::new();
+    for item in items {
+        let (key, value) = item
+            .split_once(separator)
+            .filter(|(key, _)| !key.trim().is_empty())
+            .ok_or_else(|| {
+                Failure::new(format!("\"{item}\" is not of the form {form}")).code(exit::USAGE)
+            })?;
+        map.insert(
+            key.trim().to_string(),
+            value.trim_start().to_string().into(),
+        );
+    }
+    Ok(serde_json::Value::Object(map))
+}
+
+/// The settings file of `layer` here, and the project root when it is inside the project.
+fn file_of(
+    context: &Context,
+    layer: Layer,
+) -> Result<(std::path::PathBuf, Option<std::path::PathBuf>), Failure> {
+    let settings = &context.settings;
+    let no_project = || {
+        Failure::new("there is no project here; run this inside a project or pass --project DIR")
+    };
+    Ok(match layer {
+        Layer::User => (
+            settings
+                .user_config_dir
+                .as_ref()
+                .ok_or_else(|| Failure::new("no user config dir: set EARSHOT_CONFIG_DIR or HOME"))?
+                .join("settings.json"),
+            None,
+        ),
+        Layer::Local => {
+            let project = settings.project.as_ref().ok_or_else(no_project)?;
+            (project.local_settings(), Some(project.root.clone()))
+        }
+        Layer::Project => {
+            let project = settings.project.as_ref().ok_or_else(no_project)?;
+            (project.project_settings(), Some(project.root.clone()))
+        }
+    })
+}
+
+/// Edits one settings file: symbolic links refused inside the project.
+fn edit_file(
+    path: &std::path::Path,
+    root: Option<&std::path::Path>,
+    change: impl FnOnce(&mut serde_json::Value),
+) -> Result<(), Failure> {
+    match root {
+        Some(root) => edit_project_settings(root, path, change),
+        None => edit_settings(path, change),
+    }
+    .map_err(|error| Failure::new(format!("{}: {error}", path.display())))
+}
+
+fn add(
+    context: &Context,
+    layer: Layer,
+    name: &str,
+    definition: serde_json::Value,
+) -> CommandResult {
+    check_source_name(name)
+        .map_err(|error| Failure::new(format!("invalid server name \"{name}\": {error}")))?;
+    if layer == Layer::Local && context.settings.local_file_refused() {
+        return Err(Failure::new(
+            ".earshot/settings.local.json (or .earshot/) is a symbolic link or not your file; replace it with your own regular file first",
+        ));
+    }
+    let (path, root) = file_of(context, layer)?;
+    let mut not_an_object = false;
+    edit_file(&path, root.as_deref(), |value| {
+        let root = value.as_object_mut().expect("settings files hold objects");
+        match root
+            .entry("mcpServers")
+            .or_insert_with(|| json!({}))
+            .as_object_mut()
+        {
+            Some(servers) => {
+                servers.insert(name.to_string(), definition);
+            }
+            None => not_an_object = true,
+        }
+    })?;
+    if not_an_object {
+        return Err(Failure::new(format!(
+            "{}: mcpServers there is not an object; fix it by hand, nothing was changed",
+            path.display()
+        )));
+    }
+    // Read back what was written, as every command will: the entry that is used for this name.
+    let settings = Settings::load(
+        context.settings.user_config_dir.as_deref(),
+        context.settings.project.clone(),
+    );
+    let entry = find(read_servers(&settings, &Context::env), name)?;
+    if entry.layer != layer {
+        output::warning_line(&format!(
+            "server \"{name}\" is also defined in your {} settings, which is the definition used",
+            entry.layer.as_str()
+        ));
+    }
+    if let Err(reason) = &entry.definition {
+        return Err(Failure::new(format!(
+            "server \"{name}\" was added to {} but cannot start: {reason}",
+            path.display()
+        )));
+    }
+    if entry.layer != Layer::User && entry.layer == layer {
+        let digest = digest_for_trust(&settings, &entry).map_err(Failure::new)?;
+        record_trust(&settings, SourceKind::Mcp, name, &digest)
+            .map_err(|error| Failure::new(error.to_string()))?;
+    }
+    println!(
+        "added server \"{name}\" to {} ({} settings)",
+        path.display(),
+        layer.as_str()
+    );
+    Ok(exit::OK)
+}
+
+fn remove(context: &Context, layer: Option<Layer>, name: &str) -> CommandResult {
+    let layer = match layer {
+        Some(layer) => layer,
+        None => find(servers(context), name)?.layer,
+    };
+    let (path, root) = file_of(context, layer)?;
+    if std::fs::symlink_metadata(&path).is_err() {
+        return Err(Failure::new(format!("{} does not exist", path.display())));
+    }
+    let mut removed = false;
+    edit_file(&path, root.as_deref(), |value| {
+        if let Some(servers) = value.get_mut("mcpServers").and_then(|s| s.as_object_mut()) {
+            removed = servers.shift_remove(name).is_some();
+        }
+    })?;
+    if layer != Layer::User && context.settings.project.is_some() {
+        let _ = remove_trust(&context.settings, SourceKind::Mcp, name);
+    }
+    if removed {
+        println!("removed server \"{name}\" from {}", path.display());
+        Ok(exit::OK)
+    } else {
+        Err(Failure::new(format!(
+            "{} defines no server \"{name}\"",
+            path.display()
+        )))
     }
 }
 
@@ -267,17 +530,18 @@ fn get(context: &Context, name: &str, as_json: bool) -> CommandResult {
 
 fn trust(context: &Context, name: &str) -> CommandResult {
     let entry = find(servers(context), name)?;
-    if entry.layer != Layer::Project {
+    if entry.layer == Layer::User {
         return Err(Failure::new(format!(
-            "server \"{name}\" is defined in your {} settings, which start without trust",
-            entry.layer.as_str()
+            "server \"{name}\" is defined in your user settings, which start without trust"
         )));
     }
-    let definition = entry.definition.as_ref().map_err(|reason| {
-        Failure::new(format!("server \"{name}\" cannot start: {reason}"))
-            .hint("fix its entry in .earshot/settings.json first")
-    })?;
-    let digest = digest_of(definition.canonical_json().as_bytes());
+    if let Err(reason) = &entry.definition {
+        return Err(
+            Failure::new(format!("server \"{name}\" cannot start: {reason}"))
+                .hint("fix its entry in the settings file first"),
+        );
+    }
+    let digest = digest_for_trust(&context.settings, &entry).map_err(Failure::new)?;
     record_trust(&context.settings, SourceKind::Mcp, name, &digest)
         .map_err(|error| Failure::new(error.to_string()))?;
     println!(

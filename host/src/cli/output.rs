@@ -38,9 +38,18 @@ pub(crate) fn error_line(message: &str, hint: Option<&str>) {
     }
 }
 
-/// `warning: …` on stderr.
+/// `warning: …` on stderr, once per run: the same problem reached from two places (a settings
+/// file read by two loaders, a server reported by the registry and by its start-up) is one line.
 pub(crate) fn warning_line(message: &str) {
+    static PRINTED: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
     let message = sanitise_for_terminal(message, 4_000);
+    {
+        let mut printed = PRINTED.lock().unwrap_or_else(|p| p.into_inner());
+        if printed.contains(&message) {
+            return;
+        }
+        printed.push(message.clone());
+    }
     eprintln!(
         "{} {message}",
         paint("warning:", "33;1", colour_enabled_on_stderr())

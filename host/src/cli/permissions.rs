@@ -3,10 +3,13 @@
 use clap::Subcommand;
 use serde_json::json;
 
-use earshot_host::gate::{DecidedBy, Effect, ToolRequest, parse_rule};
+use earshot_host::gate::{
+    DecidedBy, Effect, OTHER_TOOL, ToolRequest, parse_rule, sanitise_for_terminal,
+};
 use earshot_host::mcp::read_servers;
 use earshot_host::names::{SourceKind, ToolId};
 use earshot_host::sources::{find_components, find_extensions};
+use earshot_host::trust::{RuleFile, write_rule};
 
 use super::{CommandResult, Context, Failure, exit, output};
 
@@ -30,6 +33,33 @@ pub(crate) enum PermissionsCommand {
         #[arg(long)]
         json: bool,
     },
+    /// Allow a rule without asking, e.g. `earshot permissions allow 'Mcp(github__*)'`. In the
+    /// local file the rule is signed for you and this project; an allow rule there that earshot
+    /// did not write grants nothing.
+    Allow(RuleArgs),
+    /// Always ask for a rule's tools (an ask rule only narrows; it counts from any file).
+    Ask(RuleArgs),
+    /// Deny a rule's tools (a deny rule only narrows; it counts from any file).
+    Deny(RuleArgs),
+}
+
+/// A rule and the file to write it to.
+#[derive(Debug, clap::Args)]
+pub(crate) struct RuleArgs {
+    /// The rule: `Mcp(glob)`, `Extension(glob)` or `Plugin(glob)` over namespaced tool names.
+    rule: String,
+    /// local: .earshot/settings.local.json (this project); user: your settings.json (every project).
+    #[arg(short, long, value_enum, default_value = "local")]
+    scope: RuleScope,
+}
+
+/// Where `permissions allow|ask|deny` writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum RuleScope {
+    /// `.earshot/settings.local.json`: this project only.
+    Local,
+    /// `settings.json` in your config dir: every project.
+    User,
 }
 
 pub(crate) fn run(context: &Context, command: PermissionsCommand) -> CommandResult {
@@ -40,7 +70,38 @@ pub(crate) fn run(context: &Context, command: PermissionsCommand) -> CommandResu
             json,
         } => check(context, &name, read_only, json),
         PermissionsCommand::List { json } => list(context, json),
+        PermissionsCommand::Allow(args) => add_rule(context, Effect::Allow, args),
+        PermissionsCommand::Ask(args) => add_rule(context, Effect::Ask, args),
+        PermissionsCommand::Deny(args) => add_rule(context, Effect::Deny, args),
     }
+}
+
+fn add_rule(context: &Context, effect: Effect, args: RuleArgs) -> CommandResult {
+    let shown = sanitise_for_terminal(&args.rule, 200);
+    match parse_rule(&args.rule) {
+        Ok(_) => {}
+        Err(reason) if reason == OTHER_TOOL => {
+            return Err(Failure::new(format!(
+                "\"{shown}\" is a rule of another earshot tool; this command writes Mcp(…), Extension(…) and Plugin(…) rules"
+            ))
+            .code(exit::USAGE));
+        }
+        Err(reason) => {
+            return Err(Failure::new(format!("\"{shown}\": {reason}")).code(exit::USAGE));
+        }
+    }
+    let file = match args.scope {
+        RuleScope::Local => RuleFile::Local,
+        RuleScope::User => RuleFile::User,
+    };
+    let path = write_rule(&context.settings, effect.key(), &args.rule, file)
+        .map_err(|error| Failure::new(error.to_string()))?;
+    println!(
+        "{} rule \"{shown}\" written to {}",
+        effect.key(),
+        path.display()
+    );
+    Ok(exit::OK)
 }
 
 fn check(context: &Context, name: &str, read_only: bool, as_json: bool) -> CommandResult {
@@ -61,10 +122,12 @@ fn check(context: &Context, name: &str, read_only: bool, as_json: bool) -> Comma
         }));
         return Ok(exit::OK);
     }
+    // Every part of this line can come from a checked-in file or a plugin: shown sanitised.
     let why = match &decision.decided_by {
         DecidedBy::Rule { rule, layer, file } => format!(
-            "by \"{rule}\" in {} ({} settings)",
-            file.display(),
+            "by \"{}\" in {} ({} settings)",
+            sanitise_for_terminal(rule, 200),
+            sanitise_for_terminal(&file.display().to_string(), 500),
             layer.as_str()
         ),
         DecidedBy::ReadOnly => {
@@ -72,19 +135,18 @@ fn check(context: &Context, name: &str, read_only: bool, as_json: bool) -> Comma
         }
         DecidedBy::Default => "by default: no rule matches".to_string(),
     };
-    println!("{}: {} {why}", decision.rule_name, decision.effect.key());
+    println!(
+        "{}: {} {why}",
+        sanitise_for_terminal(&decision.rule_name, 300),
+        decision.effect.key()
+    );
     if decision.decided_by == DecidedBy::Default && !read_only && tool.kind() != SourceKind::Mcp {
         println!(
             "(a tool that declares itself read-only runs without asking; add --read-only to check that case)"
         );
     }
-    if let Some(rule) = gate.rules().allow_suspended_by() {
-        output::warning_line(&format!(
-            "allow rules are suspended: the {} rule \"{}\" in {} is malformed",
-            rule.effect.key(),
-            rule.text,
-            rule.origin.path.display()
-        ));
+    if let Some(why) = gate.rules().suspension() {
+        output::warning_line(&format!("allow rules are {why}"));
     }
     Ok(exit::OK)
 }
@@ -154,7 +216,7 @@ fn list(context: &Context, as_json: bool) -> CommandResult {
         .map(|rule| {
             vec![
                 rule.effect.key().to_string(),
-                rule.text.clone(),
+                sanitise_for_terminal(&rule.text, 200),
                 format!(
                     "{} ({})",
                     rule.origin.path.display(),

@@ -3,7 +3,8 @@
 use std::path::PathBuf;
 
 use crate::names::{SourceKind, ToolId};
-use crate::settings::{Layer, edit_settings};
+use crate::settings::{Layer, Settings};
+use crate::trust::{RuleFile, write_rule};
 
 use super::display::sanitise_for_terminal;
 use super::prompter::{PromptAnswer, Prompter};
@@ -103,32 +104,36 @@ pub enum Outcome {
 #[derive(Debug, Clone)]
 pub struct Gate {
     rules: RuleSet,
-    local_settings: Option<PathBuf>,
+    /// The settings an "always for this project" answer is recorded in (signed, in the project's
+    /// local file); `None` when nothing is recorded.
+    always: Option<Box<Settings>>,
 }
 
 impl Gate {
-    /// A gate over `rules`. `local_settings` is the project's `.earshot/settings.local.json`,
-    /// where an "always for this project" answer is recorded.
-    pub fn new(rules: RuleSet, local_settings: Option<PathBuf>) -> Gate {
+    /// A gate over `rules` that records nothing: an "always" answer allows that call only.
+    pub fn new(rules: RuleSet) -> Gate {
         Gate {
             rules,
-            local_settings,
+            always: None,
         }
     }
 
-    /// The gate over every layer of `settings`. "Always for this project" answers go to the
-    /// project's local settings file, unless that file was refused (tracked by git, a link, not
-    /// the user's), in which case nothing is written.
-    pub fn from_settings(settings: &crate::settings::Settings) -> Gate {
-        let local = if settings.local_file_refused() {
-            None
-        } else {
-            settings
-                .project
-                .as_ref()
-                .map(|project| project.local_settings())
-        };
-        Gate::new(RuleSet::from_settings(settings), local)
+    /// The gate over every layer of `settings`. "Always for this project" answers go, signed, to
+    /// the project's local settings file, unless that file was refused (a link, not the user's),
+    /// in which case nothing is written.
+    pub fn from_settings(settings: &Settings) -> Gate {
+        let records = settings.project.is_some() && !settings.local_file_refused();
+        Gate {
+            rules: RuleSet::from_settings(settings),
+            always: records.then(|| Box::new(settings.clone())),
+        }
+    }
+
+    fn local_settings(&self) -> Option<PathBuf> {
+        self.always
+            .as_ref()
+            .and_then(|settings| settings.project.as_ref())
+            .map(|project| project.local_settings())
     }
 
     /// The rules in force.
@@ -187,8 +192,9 @@ impl Gate {
     }
 
     /// As [`Gate::authorize`], with the prompt's title and detail computed by `prompt_text` only
-    /// when the gate is going to ask (an extension's `describe` runs then, and never otherwise);
-    /// the request's own `title` and `detail` are not used.
+    /// when the gate is going to ask a prompter that shows them (an extension's `describe` runs
+    /// then, and never otherwise: not for a rule's verdict, and not when no one will see its
+    /// text); the request's own `title` and `detail` are not used.
     pub fn authorize_with(
         &self,
         request: &ToolRequest<'_>,
@@ -209,65 +215,36 @@ impl Gate {
                 _ => format!("{} is denied", request.tool),
             }),
             Effect::Ask => {
-                let (title, detail) = prompt_text();
+                let (title, detail) = if prompter.shows_prompt_text() {
+                    prompt_text()
+                } else {
+                    (String::new(), String::new())
+                };
                 let prompt = PermissionPrompt {
                     rule_name: decision.rule_name.clone(),
                     target: request.tool.namespaced(),
                     title: sanitise_for_terminal(&title, TITLE_CAP),
                     detail: sanitise_for_terminal(&detail, DETAIL_CAP),
-                    local_settings: self.local_settings.clone(),
+                    local_settings: self.local_settings(),
                 };
                 match prompter.ask(&prompt) {
                     PromptAnswer::AllowOnce => Outcome::Allowed,
-                    PromptAnswer::AllowAlwaysForProject => match &self.local_settings {
-                        Some(path) => match remember_allow(path, &decision.rule_name) {
-                            Ok(()) => Outcome::Allowed,
-                            Err(error) => {
-                                tracing::warn!(%error, "could not record the allow rule; allowing this call only");
-                                Outcome::Allowed
-                            }
-                        },
-                        None => Outcome::Allowed,
-                    },
+                    PromptAnswer::AllowAlwaysForProject => {
+                        if let Some(settings) = &self.always
+                            && let Err(error) = write_rule(
+                                settings,
+                                Effect::Allow.key(),
+                                &decision.rule_name,
+                                RuleFile::Local,
+                            )
+                        {
+                            tracing::warn!(%error, "could not record the allow rule; allowing this call only");
+                        }
+                        Outcome::Allowed
+                    }
                     PromptAnswer::Deny(reason) => Outcome::Denied(reason),
                 }
             }
         }
-    }
-}
-
-/// Appends `rule` to `permissions.allow` in the local settings file (once).
-fn remember_allow(path: &std::path::Path, rule: &str) -> Result<(), crate::settings::EditError> {
-    let mut shape_ok = true;
-    edit_settings(path, |settings| {
-        let root = settings
-            .as_object_mut()
-            .expect("settings files hold objects");
-        let permissions = root
-            .entry("permissions")
-            .or_insert_with(|| serde_json::json!({}));
-        // A `permissions` or `allow` of another type is the user's to fix; it is never replaced.
-        let Some(permissions) = permissions.as_object_mut() else {
-            shape_ok = false;
-            return;
-        };
-        let allow = permissions
-            .entry("allow")
-            .or_insert_with(|| serde_json::json!([]));
-        let Some(list) = allow.as_array_mut() else {
-            shape_ok = false;
-            return;
-        };
-        if !list.iter().any(|existing| existing.as_str() == Some(rule)) {
-            list.push(serde_json::Value::String(rule.to_string()));
-        }
-    })?;
-    if shape_ok {
-        Ok(())
-    } else {
-        Err(crate::settings::EditError::Io {
-            path: path.to_path_buf(),
-            reason: "permissions.allow there is not a list, so the rule was not added".into(),
-        })
     }
 }

@@ -15,4 +15,6 @@ mod rules;
 pub use decision::{DecidedBy, Decision, Gate, Outcome, PermissionPrompt, ToolRequest};
 pub use display::{sanitise_for_terminal, strip_for_terminal};
 pub use prompter::{NonInteractivePrompter, PromptAnswer, Prompter, TerminalPrompter};
-pub use rules::{Effect, Matched, OTHER_TOOL, Origin, Rule, RuleSet, parse_rule};
+pub use rules::{
+    Effect, Matched, OTHER_TOOL, OTHER_TOOL_KEYWORDS, Origin, Rule, RuleSet, parse_rule,
+};

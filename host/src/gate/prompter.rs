@@ -22,6 +22,13 @@ pub enum PromptAnswer {
 pub trait Prompter: Send + Sync {
     /// Answers one prompt.
     fn ask(&self, prompt: &PermissionPrompt) -> PromptAnswer;
+
+    /// Whether this prompter shows the prompt's title and detail to someone. When it does not
+    /// (no terminal), the gate never computes them, so an extension's `describe` does not run
+    /// (it could otherwise send the input out with `fetch` before a deny).
+    fn shows_prompt_text(&self) -> bool {
+        true
+    }
 }
 
 /// Denies every ask, saying which rule to add and where: for runs with no terminal to ask on.
@@ -30,15 +37,20 @@ pub struct NonInteractivePrompter;
 
 impl Prompter for NonInteractivePrompter {
     fn ask(&self, prompt: &PermissionPrompt) -> PromptAnswer {
-        let file = prompt
-            .local_settings()
-            .map(|path| path.display().to_string())
-            .unwrap_or_else(|| "your user settings.json".to_string());
+        let scope = if prompt.local_settings().is_some() {
+            ""
+        } else {
+            " -s user"
+        };
         PromptAnswer::Deny(format!(
-            "{} needs approval and there is no terminal to ask on; to allow it, add \"{}\" to permissions.allow in {file}",
+            "{} needs approval and there is no terminal to ask on; to allow it, run `earshot permissions allow '{}'{scope}`",
             prompt.target(),
             prompt.rule_name()
         ))
+    }
+
+    fn shows_prompt_text(&self) -> bool {
+        false
     }
 }
 

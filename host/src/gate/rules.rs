@@ -8,6 +8,7 @@ use serde_json::Value;
 
 use crate::names::SourceKind;
 use crate::settings::{Layer, Settings};
+use crate::trust::{TrustKey, allow_rule_signed};
 
 /// What a rule does when it matches.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
@@ -65,6 +66,9 @@ pub struct RuleSet {
     /// Set when a deny or ask rule is malformed: allow rules are suspended, because a rule we
     /// cannot read might have denied what an allow rule would let through.
     allow_suspended_by: Option<usize>,
+    /// Why allow rules are suspended, when they are (a malformed deny or ask rule, or a settings
+    /// file that does not parse or has a misspelt key).
+    suspension: Option<String>,
 }
 
 #[derive(Debug, Clone)]
@@ -83,8 +87,15 @@ pub struct Matched<'a> {
 }
 
 impl RuleSet {
-    /// Reads `permissions` from every loaded settings file.
+    /// Reads `permissions` from every loaded settings file. An allow rule in the project's local
+    /// file counts only when earshot wrote it for this user (its signature in `trust.allow`
+    /// verifies under the user's key for this project); any other is listed as "not written by
+    /// you". A settings file that does not parse or has a misspelt key suspends every allow rule.
     pub fn from_settings(settings: &Settings) -> RuleSet {
+        let key = settings
+            .user_config_dir
+            .as_deref()
+            .and_then(|dir| TrustKey::load(dir).ok().flatten());
         let mut rules = Vec::new();
         for file in &settings.files {
             let Some(permissions) = file.get("permissions") else {
@@ -98,7 +109,38 @@ impl RuleSet {
                 read_effect(permissions, effect, &origin, &mut rules);
             }
         }
-        RuleSet::from_rules(rules)
+        for rule in rules.iter_mut().filter(|rule| {
+            rule.effect == Effect::Allow
+                && rule.origin.layer == Layer::Local
+                && rule.not_in_force.is_none()
+        }) {
+            if !allow_rule_signed(settings, key.as_ref(), &rule.text) {
+                rule.not_in_force = Some(format!(
+                    "not written by you: an allow rule in the local file counts only when earshot wrote it (a download or submodule can ship this file); review it, then run `earshot permissions allow '{}'`",
+                    rule.text
+                ));
+            }
+        }
+        let mut set = RuleSet::from_rules(rules);
+        if set.suspension.is_none()
+            && let Some(problem) = settings.allow_rules_suspended_by()
+        {
+            set.suspend_allow_rules(format!(
+                "suspended: a settings file does not parse or has a misspelt key ({problem})"
+            ));
+        }
+        set
+    }
+
+    fn suspend_allow_rules(&mut self, why: String) {
+        for rule in self
+            .rules
+            .iter_mut()
+            .filter(|rule| rule.effect == Effect::Allow && rule.not_in_force.is_none())
+        {
+            rule.not_in_force = Some(why.clone());
+        }
+        self.suspension = Some(why);
     }
 
     /// Compiles a list of rules (already marked in force or not).
@@ -147,22 +189,23 @@ impl RuleSet {
                     .as_deref()
                     .is_some_and(|why| why.starts_with("malformed"))
         });
-        if allow_suspended_by.is_some() {
-            for rule in rules
-                .iter_mut()
-                .filter(|rule| rule.effect == Effect::Allow && rule.not_in_force.is_none())
-            {
-                rule.not_in_force = Some(
-                    "suspended while a deny or ask rule is malformed (it might have denied this)"
-                        .into(),
-                );
-            }
-        }
-        RuleSet {
+        let mut set = RuleSet {
             rules,
             matchers,
             allow_suspended_by,
+            suspension: None,
+        };
+        if let Some(index) = allow_suspended_by {
+            let rule = &set.rules[index];
+            let why = format!(
+                "suspended while the {} rule \"{}\" in {} is malformed (it might have denied this)",
+                rule.effect.key(),
+                crate::gate::sanitise_for_terminal(&rule.text, 200),
+                rule.origin.path.display()
+            );
+            set.suspend_allow_rules(why);
         }
+        set
     }
 
     /// Every rule, in force or not, in the order read.
@@ -175,9 +218,15 @@ impl RuleSet {
         self.allow_suspended_by.map(|index| &self.rules[index])
     }
 
+    /// Why every allow rule is suspended, if it is: one line naming the malformed rule or the
+    /// settings file that does not parse or has a misspelt key.
+    pub fn suspension(&self) -> Option<&str> {
+        self.suspension.as_deref()
+    }
+
     /// The first rule in force with `effect` that matches `name` of `kind`.
     pub fn first_match(&self, effect: Effect, kind: SourceKind, name: &str) -> Option<Matched<'_>> {
-        if effect == Effect::Allow && self.allow_suspended_by.is_some() {
+        if effect == Effect::Allow && self.suspension.is_some() {
             return None;
         }
         self.matchers
@@ -249,43 +298,77 @@ fn read_effect(permissions: &Value, effect: Effect, origin: &Origin, into: &mut 
 /// malformed, just not this host's to enforce.
 pub const OTHER_TOOL: &str = "a rule for another earshot tool";
 
+/// The rule keywords of earshot's other tools. Only these are left alone; any other keyword is
+/// malformed, so a typo (`Mpc(…)`, `Extention(…)`) can never pass as someone else's rule.
+pub const OTHER_TOOL_KEYWORDS: &[&str] = &[
+    "Agent",
+    "Bash",
+    "Edit",
+    "Glob",
+    "Grep",
+    "LS",
+    "MultiEdit",
+    "NotebookEdit",
+    "NotebookRead",
+    "Read",
+    "Skill",
+    "SlashCommand",
+    "Task",
+    "TodoWrite",
+    "WebFetch",
+    "WebSearch",
+    "Write",
+];
+
+const EXPECTED: &str = "expected Mcp(…), Extension(…) or Plugin(…)";
+
 /// Splits `Mcp(glob)` into its kind and glob.
 ///
 /// # Errors
 /// A description of what is wrong with the rule, or [`OTHER_TOOL`] for a well-formed rule of
 /// another tool.
 pub fn parse_rule(text: &str) -> Result<(SourceKind, &str), &'static str> {
-    let (keyword, rest) = text
-        .split_once('(')
-        .ok_or("expected Mcp(…), Extension(…) or Plugin(…)")?;
+    if text.chars().any(is_invisible_or_control) {
+        return Err(
+            "a rule may not hold control characters, escape sequences or invisible formatting characters",
+        );
+    }
+    let (keyword, rest) = text.split_once('(').ok_or(EXPECTED)?;
     let pattern = rest.strip_suffix(')').ok_or("missing the closing ')'")?;
     let kind = match keyword {
         "Mcp" => SourceKind::Mcp,
         "Extension" => SourceKind::Extension,
         "Plugin" => SourceKind::Plugin,
+        other if OTHER_TOOL_KEYWORDS.contains(&other) => return Err(OTHER_TOOL),
         other if is_near_miss(other) => {
             return Err(
                 "did you mean Mcp(…), Extension(…) or Plugin(…)? keywords are case-sensitive and singular",
             );
         }
-        other
-            if other.chars().next().is_some_and(|c| c.is_ascii_uppercase())
-                && other.chars().all(|c| c.is_ascii_alphanumeric()) =>
-        {
-            return Err(OTHER_TOOL);
+        _ => {
+            return Err(
+                "unknown keyword: expected Mcp(…), Extension(…) or Plugin(…), or a rule of earshot's other tools (Bash(…), Read(…), …)",
+            );
         }
-        _ => return Err("expected Mcp(…), Extension(…) or Plugin(…)"),
     };
     if pattern.is_empty() {
         return Err("the pattern is empty");
     }
     if pattern
         .chars()
-        .any(|c| c.is_whitespace() || c == '(' || c == ')' || c == '/')
+        .any(|c| c.is_whitespace() || c == '(' || c == ')')
     {
         return Err("the pattern may hold only tool-name characters and glob syntax");
     }
     Ok((kind, pattern))
+}
+
+/// Control characters (escape sequences start with one), bidi overrides and zero-width
+/// formatting characters: nothing a rule needs, and each can disguise a rule on a terminal.
+fn is_invisible_or_control(c: char) -> bool {
+    c.is_control()
+        || earshot_terminal_text::is_bidi_override(c)
+        || matches!(c, '\u{200b}'..='\u{200f}' | '\u{2060}'..='\u{2064}' | '\u{feff}')
 }
 
 /// A keyword that is almost one of ours (`MCP`, `mcp`, `Plugins`, `extension`): a typo that must

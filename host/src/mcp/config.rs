@@ -79,11 +79,32 @@ pub struct ServerEntry {
     pub shadows: Vec<Layer>,
     /// The definition, or why this entry cannot be used.
     pub definition: Result<ServerDefinition, String>,
+    /// Definitions of the same name that were refused, each with why (a project server may not
+    /// take the name of the user's own server: trusted, it would inherit the user's allow rules).
+    pub refused: Vec<String>,
 }
 
+/// The variable `${EARSHOT_PROJECT_DIR}` expands to in a server's definition: the project root, for
+/// servers of the user's own that need it (they start outside the project).
+pub const PROJECT_DIR_VARIABLE: &str = "EARSHOT_PROJECT_DIR";
+
 /// Reads `mcpServers` from every layer. The same name in two layers: the narrower layer wins
-/// (local > project > user), and the entry records which layers it shadows.
+/// (local > project > user), and the entry records which layers it shadows; except that a project
+/// server never replaces the user's own server of that name (it is refused and recorded in
+/// [`ServerEntry::refused`]). `${EARSHOT_PROJECT_DIR}` expands to the project root.
 pub fn read_servers(settings: &Settings, env: &dyn Fn(&str) -> Option<String>) -> Vec<ServerEntry> {
+    let project_dir = settings
+        .project
+        .as_ref()
+        .map(|project| project.root.to_string_lossy().into_owned());
+    let env = |name: &str| {
+        if name == PROJECT_DIR_VARIABLE {
+            project_dir.clone()
+        } else {
+            env(name)
+        }
+    };
+    let env: &dyn Fn(&str) -> Option<String> = &env;
     let mut entries: Vec<ServerEntry> = Vec::new();
     for file in &settings.files {
         let Some(servers) = file.get("mcpServers") else {
@@ -98,6 +119,7 @@ pub fn read_servers(settings: &Settings, env: &dyn Fn(&str) -> Option<String>) -
                     "{}: mcpServers must be an object",
                     file.path.display()
                 )),
+                refused: Vec::new(),
             });
             continue;
         };
@@ -106,6 +128,13 @@ pub fn read_servers(settings: &Settings, env: &dyn Fn(&str) -> Option<String>) -
                 .map_err(|error: NameError| format!("invalid server name: {error}"))
                 .and_then(|()| parse_definition(raw, env));
             if let Some(existing) = entries.iter_mut().find(|entry| entry.name == *name) {
+                if file.layer == Layer::Project && existing.layer.owned_by_user() {
+                    existing.refused.push(format!(
+                        "{} also defines a server \"{name}\"; a project server may not take the name of your own (once trusted it would inherit your allow rules), so yours is used and the project's is ignored",
+                        file.path.display()
+                    ));
+                    continue;
+                }
                 existing.shadows.push(existing.layer);
                 existing.layer = file.layer;
                 existing.definition = definition;
@@ -115,6 +144,7 @@ pub fn read_servers(settings: &Settings, env: &dyn Fn(&str) -> Option<String>) -
                     layer: file.layer,
                     shadows: Vec::new(),
                     definition,
+                    refused: Vec::new(),
                 });
             }
         }

@@ -73,17 +73,19 @@ pub fn seconds(duration: Duration) -> String {
     }
 }
 
-/// Starts (or connects to) the server and lists its tools, all within `timeout`.
+/// Starts (or connects to) the server in `cwd` and lists its tools, all within `timeout`. The
+/// project (when there is one) is the server's one MCP root.
 ///
 /// # Errors
 /// One line (without the server's name) saying what happened, with how its stderr ended.
 pub async fn connect(
     definition: &ServerDefinition,
     cwd: &Path,
+    project_root: Option<&Path>,
     timeout: Duration,
 ) -> Result<Connected, String> {
     let started = Instant::now();
-    let handler = EarshotClient::new();
+    let handler = EarshotClient::new(project_root);
     let (service, child, pid) = match &definition.transport {
         Transport::Stdio {
             command,

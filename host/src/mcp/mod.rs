@@ -2,12 +2,15 @@
 //! connections to them (rmcp over a child's stdio or streamable HTTP), and `tool_search`.
 //!
 //! * [`config`](read_servers) — entries from every settings layer, `${VAR}` expanded.
+//! * `admission` — which servers may start (trust), where (the user's own start outside the
+//!   project), and what a trust record binds to (a keyed digest covering named project files).
 //! * `servers` — one session's servers: concurrent start-up, serialised calls, restarts.
 //! * `connection` — one rmcp session: initialize, tools/list, tools/call, close.
 //! * `stdio` / `process_group` / `child_env` / `stderr_tail` — the child process and its pipes.
 //! * `http` — the streamable HTTP transport.
 //! * `search` — BM25 ranking for `tool_search`.
 
+mod admission;
 mod child_env;
 mod client_handler;
 mod config;
@@ -20,8 +23,9 @@ mod servers;
 mod stderr_tail;
 mod stdio;
 
+pub use admission::{digest_for_trust, server_admission, server_digest, start_dir};
 pub use child_env::{INHERITED_VARIABLES, minimal_environment};
-pub use config::{ServerDefinition, ServerEntry, Transport, read_servers};
+pub use config::{PROJECT_DIR_VARIABLE, ServerDefinition, ServerEntry, Transport, read_servers};
 pub use connection::{CallFailure, seconds};
 pub use expand::{ExpandError, expand};
 pub use process_group::{SHUTDOWN_GRACE, end_all_groups};

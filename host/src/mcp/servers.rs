@@ -8,11 +8,9 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::names::SourceKind;
 use crate::settings::{Layer, Settings};
-use crate::sources::{Scope, admission};
-use crate::trust::digest_of;
 
+use super::admission::{server_admission, start_dir};
 use super::config::{ServerDefinition, ServerEntry, Transport, read_servers};
 use super::connection::{CallFailure, Connected, Connection, connect, seconds};
 use super::stdio::Ending;
@@ -122,7 +120,10 @@ enum Live {
 
 struct Slot {
     entry: ServerEntry,
+    /// Where a stdio server starts (see `admission::start_dir`).
     cwd: PathBuf,
+    /// The project, offered to the server as its one MCP root.
+    project_root: Option<PathBuf>,
     live: Mutex<Live>,
     died_at: Mutex<Option<Instant>>,
     restarted: Mutex<bool>,
@@ -199,20 +200,18 @@ impl McpServers {
         if options.end_servers_on_signals {
             runtime.block_on(async { super::process_group::end_all_groups_on_signals() });
         }
-        let cwd = settings
-            .project
-            .as_ref()
-            .map(|project| project.root.clone())
-            .or_else(|| std::env::current_dir().ok())
-            .unwrap_or_else(|| PathBuf::from("."));
         let slots: Vec<Slot> = read_servers(settings, env)
             .into_iter()
             .filter(|entry| only.is_none_or(|name| entry.name == name))
             .map(|entry| {
                 let state = admit(settings, &entry);
                 Slot {
+                    cwd: start_dir(settings, &entry),
+                    project_root: settings
+                        .project
+                        .as_ref()
+                        .map(|project| project.root.clone()),
                     entry,
-                    cwd: cwd.clone(),
                     live: Mutex::new(Live::Down(state)),
                     died_at: Mutex::new(None),
                     restarted: Mutex::new(false),
@@ -247,8 +246,14 @@ impl McpServers {
                 let slot = &self.slots[index];
                 let definition = slot.definition().expect("admitted").clone();
                 let cwd = slot.cwd.clone();
+                let root = slot.project_root.clone();
                 let timeout = slot.startup_timeout(&self.options);
-                set.spawn(async move { (index, connect(&definition, &cwd, timeout).await) });
+                set.spawn(async move {
+                    (
+                        index,
+                        connect(&definition, &cwd, root.as_deref(), timeout).await,
+                    )
+                });
             }
             let mut done = 0;
             while let Some(joined) = set.join_next().await {
@@ -299,6 +304,13 @@ impl McpServers {
                     ),
                     Live::Down(state) => (state.clone(), Vec::new()),
                 };
+                let mut warnings: Vec<String> = warnings;
+                warnings.extend(
+                    slot.entry
+                        .refused
+                        .iter()
+                        .map(|why| format!("is yours: {why}")),
+                );
                 ServerStatus {
                     name: slot.entry.name.clone(),
                     layer: slot.entry.layer,
@@ -509,12 +521,13 @@ impl McpServers {
         let definition = slot.definition().expect("it was connected once").clone();
         let timeout = slot.startup_timeout(&self.options);
         let cwd = slot.cwd.clone();
+        let root = slot.project_root.clone();
         // Spawned on a runtime worker, never on the caller's thread: a server's parent-death
         // signal follows the thread that started it (see `stdio::spawn_stdio`).
         let result = self.runtime.block_on(async {
             tokio::time::sleep(wait).await;
             self.runtime
-                .spawn(async move { connect(&definition, &cwd, timeout).await })
+                .spawn(async move { connect(&definition, &cwd, root.as_deref(), timeout).await })
                 .await
                 .unwrap_or_else(|_| Err("its restart failed inside earshot".into()))
         });
@@ -605,17 +618,10 @@ impl Drop for McpServers {
 /// Whether the entry may start: usable definition, and the user's own or trusted. An admitted
 /// entry is `Starting` until `connect_admitted` replaces it.
 fn admit(settings: &Settings, entry: &ServerEntry) -> ServerState {
-    let definition = match &entry.definition {
-        Err(reason) => return ServerState::Failed(reason.clone()),
-        Ok(definition) => definition,
-    };
-    let scope = Scope::of_layer(entry.layer);
-    let digest = digest_of(definition.canonical_json().as_bytes());
-    let admitted = admission(settings, SourceKind::Mcp, &entry.name, scope, &digest);
-    if admitted.is_trusted() {
-        ServerState::Starting
-    } else {
-        ServerState::AwaitingTrust(admitted.explain(SourceKind::Mcp, &entry.name))
+    match (&entry.definition, server_admission(settings, entry)) {
+        (Err(reason), _) => ServerState::Failed(reason.clone()),
+        (Ok(_), Ok(())) => ServerState::Starting,
+        (Ok(_), Err(why)) => ServerState::AwaitingTrust(why),
     }
 }
 

@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use super::layers::{SettingsProblem, parse_settings};
+use super::no_links::{NoLinkError, open_lock_no_follow, read_text_no_follow, refuse_links_below};
 
 /// Why a settings file could not be edited.
 #[derive(Debug, thiserror::Error)]
@@ -14,6 +15,9 @@ pub enum EditError {
     /// The file exists but does not parse; it is left untouched.
     #[error("refusing to rewrite it: {0}")]
     Unparsable(SettingsProblem),
+    /// The file, its lock or a folder on the way is a symbolic link inside the project.
+    #[error(transparent)]
+    Link(NoLinkError),
     /// Reading, locking or writing failed.
     #[error("cannot write {path}: {reason}")]
     Io {
@@ -24,38 +28,86 @@ pub enum EditError {
     },
 }
 
-/// Applies `change` to the JSON object in `path` (an absent file is an empty object) and writes
-/// the result atomically. Concurrent edits of the same file serialise on a lock file beside it,
-/// so two edits made at once both land.
+/// Applies `change` to the JSON object in the user's own settings file `path` (an absent file is
+/// an empty object) and writes the result atomically. Links are followed: the user's config dir is
+/// theirs to arrange (dotfile managers link `settings.json`). For a file inside a project use
+/// [`edit_project_settings`]. Concurrent edits of the same file serialise on a lock file beside
+/// it, so two edits made at once both land.
 ///
 /// # Errors
 /// [`EditError::Unparsable`] when the file does not parse (it is not touched);
 /// [`EditError::Io`] when it cannot be read, locked or written.
 pub fn edit_settings(path: &Path, change: impl FnOnce(&mut Value)) -> Result<(), EditError> {
+    edit(None, path, change)
+}
+
+/// As [`edit_settings`], for a file inside the project at `root`: the file, its lock file and
+/// every folder between `root` and them must not be symbolic links (a repository can commit
+/// one), and none is followed.
+///
+/// # Errors
+/// As [`edit_settings`], and [`EditError::Link`] for a link.
+pub fn edit_project_settings(
+    root: &Path,
+    path: &Path,
+    change: impl FnOnce(&mut Value),
+) -> Result<(), EditError> {
+    edit(Some(root), path, change)
+}
+
+/// The largest settings file earshot rewrites.
+const MAX_EDITED_BYTES: u64 = 4 << 20;
+
+fn edit(
+    project_root: Option<&Path>,
+    path: &Path,
+    change: impl FnOnce(&mut Value),
+) -> Result<(), EditError> {
     let io = |reason: std::io::Error| EditError::Io {
         path: path.to_path_buf(),
         reason: reason.to_string(),
+    };
+    let link = |error: NoLinkError| match error {
+        NoLinkError::Io { path, source } => EditError::Io {
+            path,
+            reason: source.to_string(),
+        },
+        link => EditError::Link(link),
     };
     let dir = path.parent().ok_or_else(|| EditError::Io {
         path: path.to_path_buf(),
         reason: "it has no parent directory".into(),
     })?;
-    std::fs::create_dir_all(dir).map_err(io)?;
     let lock_path = lock_path_for(path);
-    let lock = std::fs::OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(&lock_path)
-        .map_err(io)?;
+    if let Some(root) = project_root {
+        refuse_links_below(root, path).map_err(link)?;
+        refuse_links_below(root, &lock_path).map_err(link)?;
+    }
+    std::fs::create_dir_all(dir).map_err(io)?;
+    let lock = if project_root.is_some() {
+        open_lock_no_follow(&lock_path).map_err(link)?
+    } else {
+        std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&lock_path)
+            .map_err(io)?
+    };
     lock.lock().map_err(io)?;
 
-    let mut value = match std::fs::read_to_string(path) {
-        Ok(text) => parse_settings(path, &text).map_err(EditError::Unparsable)?,
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
-            Value::Object(Default::default())
+    let text = if project_root.is_some() {
+        read_text_no_follow(path, MAX_EDITED_BYTES).map_err(link)?
+    } else {
+        match std::fs::read_to_string(path) {
+            Ok(text) => Some(text),
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => None,
+            Err(error) => return Err(io(error)),
         }
-        Err(error) => return Err(io(error)),
+    };
+    let mut value = match text {
+        Some(text) => parse_settings(path, &text).map_err(EditError::Unparsable)?,
+        None => Value::Object(Default::default()),
     };
     change(&mut value);
     let mut text = serde_json::to_string_pretty(&value).expect("a JSON value serialises");

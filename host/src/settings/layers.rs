@@ -2,11 +2,12 @@
 //! its path, line and column, and the others still load.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use serde_json::Value;
 
+use super::no_links::{NoLinkError, read_text_no_follow};
 use super::project::ProjectPaths;
+use super::shape::misspelt_keys;
 
 /// Which settings file a value came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
@@ -85,14 +86,6 @@ pub enum SettingsProblem {
         /// Why.
         reason: String,
     },
-    /// `settings.local.json` is tracked by git, so anyone could have committed it.
-    #[error(
-        "{path} is tracked by git, so the repository could have written it; it is ignored (run `git rm --cached {path}` and keep it out of commits)"
-    )]
-    LocalFileTracked {
-        /// The file.
-        path: PathBuf,
-    },
     /// `settings.local.json` (or `.earshot/`) is not plainly the user's own file: a symbolic
     /// link (which a repository can commit), or owned by someone else.
     #[error(
@@ -104,6 +97,33 @@ pub enum SettingsProblem {
         /// What is wrong with it.
         reason: String,
     },
+    /// A key that earshot does not know where it reads permissions (`"Deny"`, `"denied"`,
+    /// `"permission"`), or `permissions` that is not an object: a typo that could have held a
+    /// deny rule, so every allow rule is suspended until it is fixed.
+    #[error(
+        "{path}: {what}; every allow rule is suspended until it is fixed (a typo must not widen access)"
+    )]
+    Misspelt {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong, e.g. `unknown key "permissions.Deny" (did you mean "deny"?)`.
+        what: String,
+    },
+}
+
+impl SettingsProblem {
+    /// Whether this problem suspends every allow rule: a file that does not parse or has a
+    /// misspelt key might have held a deny rule, so nothing may be granted until it is fixed
+    /// (exactly as a malformed deny rule does).
+    pub fn suspends_allow_rules(&self) -> bool {
+        matches!(
+            self,
+            SettingsProblem::Malformed { .. }
+                | SettingsProblem::NotAnObject { .. }
+                | SettingsProblem::Unreadable { .. }
+                | SettingsProblem::Misspelt { .. }
+        )
+    }
 }
 
 /// Every settings layer for one project, plus what went wrong loading them.
@@ -129,6 +149,7 @@ impl Settings {
             files.push(load_file(
                 Layer::User,
                 dir.join("settings.json"),
+                Links::Follow,
                 &mut problems,
             ));
         }
@@ -136,10 +157,11 @@ impl Settings {
             files.push(load_file(
                 Layer::Project,
                 project.project_settings(),
+                Links::Refuse,
                 &mut problems,
             ));
             let local_path = project.local_settings();
-            let refusal = local_file_refusal(&project.root, &local_path);
+            let refusal = local_file_refusal(&local_path);
             if let Some(problem) = refusal {
                 problems.push(problem);
                 files.push(SettingsFile {
@@ -148,7 +170,12 @@ impl Settings {
                     value: None,
                 });
             } else {
-                files.push(load_file(Layer::Local, local_path, &mut problems));
+                files.push(load_file(
+                    Layer::Local,
+                    local_path,
+                    Links::Refuse,
+                    &mut problems,
+                ));
             }
         }
         Settings {
@@ -173,47 +200,69 @@ impl Settings {
             .find_map(|file| file.get(section).and_then(|value| value.get(key)))
     }
 
-    /// Whether the local file was refused because git tracks it.
+    /// Whether the local file was refused (a symbolic link, or not the user's).
     pub fn local_file_refused(&self) -> bool {
-        self.problems.iter().any(|problem| {
-            matches!(
-                problem,
-                SettingsProblem::LocalFileTracked { .. }
-                    | SettingsProblem::LocalFileNotYours { .. }
-            )
-        })
+        self.problems
+            .iter()
+            .any(|problem| matches!(problem, SettingsProblem::LocalFileNotYours { .. }))
+    }
+
+    /// The first problem that suspends every allow rule (see
+    /// [`SettingsProblem::suspends_allow_rules`]), if any.
+    pub fn allow_rules_suspended_by(&self) -> Option<&SettingsProblem> {
+        self.problems
+            .iter()
+            .find(|problem| problem.suspends_allow_rules())
     }
 }
 
 /// The largest settings file read (a FIFO or `/dev/zero` behind the name must not hang a `list`).
 const MAX_SETTINGS_BYTES: u64 = 4 << 20;
 
-fn load_file(layer: Layer, path: PathBuf, problems: &mut Vec<SettingsProblem>) -> SettingsFile {
-    match std::fs::metadata(&path) {
-        Ok(meta) if !meta.is_file() || meta.len() > MAX_SETTINGS_BYTES => {
-            problems.push(SettingsProblem::Unreadable {
-                path: path.clone(),
-                reason: format!("it is not a regular file of at most {MAX_SETTINGS_BYTES} bytes"),
-            });
-            return SettingsFile {
-                layer,
-                path,
-                value: None,
-            };
-        }
-        _ => {}
-    }
-    let value = match std::fs::read_to_string(&path) {
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => None,
-        Err(error) => {
-            problems.push(SettingsProblem::Unreadable {
-                path: path.clone(),
-                reason: error.to_string(),
-            });
+/// Whether a settings file may be reached through a symbolic link: the user's own config dir
+/// yes (dotfile managers link it), a project's files never (a repository can commit a link).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Links {
+    Follow,
+    Refuse,
+}
+
+fn load_file(
+    layer: Layer,
+    path: PathBuf,
+    links: Links,
+    problems: &mut Vec<SettingsProblem>,
+) -> SettingsFile {
+    let unreadable = |reason: String| SettingsProblem::Unreadable {
+        path: path.clone(),
+        reason,
+    };
+    let text = match links {
+        Links::Refuse => match read_text_no_follow(&path, MAX_SETTINGS_BYTES) {
+            Ok(text) => Ok(text),
+            Err(NoLinkError::Link(_)) => Err(unreadable(
+                "it is a symbolic link, which a repository can commit; earshot does not follow links in a project".into(),
+            )),
+            Err(NoLinkError::Io { source, .. }) => Err(unreadable(source.to_string())),
+        },
+        Links::Follow => read_user_file(&path).map_err(unreadable),
+    };
+    let value = match text {
+        Ok(None) => None,
+        Err(problem) => {
+            problems.push(problem);
             None
         }
-        Ok(text) => match parse_settings(&path, &text) {
-            Ok(value) => Some(value),
+        Ok(Some(text)) => match parse_settings(&path, &text) {
+            Ok(value) => {
+                problems.extend(misspelt_keys(&value).into_iter().map(|what| {
+                    SettingsProblem::Misspelt {
+                        path: path.clone(),
+                        what,
+                    }
+                }));
+                Some(value)
+            }
             Err(problem) => {
                 problems.push(problem);
                 None
@@ -221,6 +270,24 @@ fn load_file(layer: Layer, path: PathBuf, problems: &mut Vec<SettingsProblem>) -
         },
     };
     SettingsFile { layer, path, value }
+}
+
+/// Reads the user's own settings file (links followed); `Ok(None)` when absent.
+fn read_user_file(path: &Path) -> Result<Option<String>, String> {
+    match std::fs::metadata(path) {
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Ok(meta) if !meta.is_file() || meta.len() > MAX_SETTINGS_BYTES => {
+            return Err(format!(
+                "it is not a regular file of at most {MAX_SETTINGS_BYTES} bytes"
+            ));
+        }
+        _ => {}
+    }
+    match std::fs::read_to_string(path) {
+        Ok(text) => Ok(Some(text)),
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(error) => Err(error.to_string()),
+    }
 }
 
 /// Parses a settings file's text: a JSON object, or the problem with its line and column.
@@ -250,37 +317,11 @@ fn strip_position(message: &str) -> String {
     }
 }
 
-/// Whether git tracks `path` in the repository at `root`. No git, or not a repository: false.
-fn is_tracked_by_git(root: &Path, path: &Path) -> bool {
-    let git = |args: &[&str]| {
-        Command::new("git")
-            .arg("-C")
-            .arg(root)
-            .args(args)
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null())
-            .status()
-            .ok()
-    };
-    // Not a git work tree (or no git): nothing can be tracked.
-    if !git(&["rev-parse", "--is-inside-work-tree"]).is_some_and(|status| status.success()) {
-        return false;
-    }
-    let relative = path
-        .strip_prefix(root)
-        .unwrap_or(path)
-        .to_string_lossy()
-        .into_owned();
-    // `icase`: a repository could commit `.earshot/Settings.Local.json` for a case-insensitive
-    // file system. Only "did not match" (exit 1) means untracked; any other failure refuses.
-    let pathspec = format!(":(icase){relative}");
-    let listed = git(&["ls-files", "--error-unmatch", "--", &pathspec]);
-    !matches!(listed.and_then(|status| status.code()), Some(1))
-}
-
-/// Why the local settings file must not be used, if it must not: it is tracked by git, it or its
-/// folder is a symbolic link, or someone else owns it.
-fn local_file_refusal(root: &Path, path: &Path) -> Option<SettingsProblem> {
+/// Why the local settings file must not be used at all, if it must not: it or its folder is a
+/// symbolic link, or someone else owns it. No git command is run (a repository's `.git/config`
+/// can make git execute commands, and git's view of what is tracked is no proof of who wrote
+/// the file): what the file grants counts only where earshot signed it for this user.
+fn local_file_refusal(path: &Path) -> Option<SettingsProblem> {
     let not_yours = |reason: &str| {
         Some(SettingsProblem::LocalFileNotYours {
             path: path.to_path_buf(),
@@ -306,11 +347,6 @@ fn local_file_refusal(root: &Path, path: &Path) -> Option<SettingsProblem> {
         if meta.uid() != me {
             return not_yours("another user owns it");
         }
-    }
-    if is_tracked_by_git(root, path) {
-        return Some(SettingsProblem::LocalFileTracked {
-            path: path.to_path_buf(),
-        });
     }
     None
 }

@@ -7,12 +7,17 @@
 //! | project | `.earshot/settings.json` (checked in) | no: the repository chose it |
 //! | local   | `.earshot/settings.local.json`        | yes (never committed) |
 //!
-//! Only files the user owns can grant permissions or trust.
+//! Only files the user owns can grant permissions or trust, and in the local file (which a download
+//! or a submodule can ship) only what earshot wrote and signed for this user grants.
 
 mod edit;
 mod layers;
+mod no_links;
 mod project;
+mod shape;
 
-pub use edit::{EditError, edit_settings};
+pub use edit::{EditError, edit_project_settings, edit_settings};
 pub use layers::{Layer, Settings, SettingsFile, SettingsProblem};
+pub use no_links::{NoLinkError, open_lock_no_follow, read_text_no_follow, refuse_links_below};
 pub use project::{ProjectPaths, find_project_root};
+pub use shape::PERMISSION_KEYS;

@@ -30,7 +30,9 @@ pub enum Scope {
     User,
     /// The project, chosen by the repository: inert until trusted.
     Project,
-    /// The project's local settings (MCP only): the user's own, loads without trust.
+    /// The project's local settings (MCP only): inside the project, so a download or submodule
+    /// can ship it; a server there starts only when earshot wrote it for the user (a signed
+    /// record, as for a project server).
     Local,
 }
 
@@ -46,7 +48,7 @@ impl Scope {
 
     /// Whether a source in this scope needs the user's trust before it loads.
     pub fn needs_trust(self) -> bool {
-        self == Scope::Project
+        matches!(self, Scope::Project | Scope::Local)
     }
 
     /// `user`, `project` or `local`.

@@ -129,6 +129,17 @@ impl TrustKey {
         mac
     }
 
+    /// `hmac-sha256:<hex>` of `bytes` under this key: the digest of something that may hold a
+    /// secret (an MCP server definition after `${VAR}` expansion), so the digest written next
+    /// to the project cannot be used to guess the secret the way a plain SHA-256 could.
+    pub fn keyed_digest(&self, bytes: &[u8]) -> String {
+        let mut mac =
+            Hmac::<Sha256>::new_from_slice(&self.bytes).expect("HMAC takes any key length");
+        mac.update(b"earshot-digest-v1\0");
+        mac.update(bytes);
+        format!("hmac-sha256:{}", hex::encode(mac.finalize().into_bytes()))
+    }
+
     /// Signs a record: hex HMAC-SHA256 over the project path, kind, name and digest.
     pub fn sign(&self, project: &Path, kind: &str, name: &str, digest: &str) -> String {
         hex::encode(

@@ -8,10 +8,15 @@
 //! canonical project path, the kind, the name and the digest. So a record committed by a
 //! repository, copied from another clone, or left over from before the thing changed does not
 //! count, and [`TrustState`] says which of these it is.
+//!
+//! The same key signs the allow rules earshot writes to that file (`trust.allow.<rule>`), so an
+//! allow rule a download or a submodule shipped there grants nothing (see [`allow_rule_signed`]).
 
+mod grants;
 mod key;
 mod record;
 
+pub use grants::{RuleFile, allow_rule_signed, write_rule};
 pub use key::{KEY_FILE, TrustError, TrustKey};
 pub use record::{RecordError, TrustState, record_trust, remove_trust, trust_state};
 

@@ -5,7 +5,10 @@ use std::path::{Path, PathBuf};
 use serde_json::{Value, json};
 
 use crate::names::SourceKind;
-use crate::settings::{EditError, Layer, Settings, SettingsProblem, edit_settings};
+use crate::settings::{
+    EditError, Layer, NoLinkError, Settings, edit_project_settings, read_text_no_follow,
+    refuse_links_below,
+};
 
 use super::key::{TrustError, TrustKey};
 
@@ -27,8 +30,6 @@ pub enum TrustState {
     /// The record's signature is not this user's: it was not made by `trust` on this machine
     /// (committed, hand-written, or from another machine).
     NotSignedByYou,
-    /// `settings.local.json` is tracked by git, so none of its records count.
-    LocalFileTracked,
     /// `settings.local.json` (or its folder) is a symbolic link or someone else's file.
     LocalFileNotYours,
     /// The trust key is missing or unusable, so no record can be checked.
@@ -63,9 +64,6 @@ impl TrustState {
             TrustState::NotSignedByYou => format!(
                 "its trust record was not made by you on this machine (committed or copied); run `{command}`"
             ),
-            TrustState::LocalFileTracked => format!(
-                "not trusted: .earshot/settings.local.json is tracked by git, so its records do not count; untrack it, then run `{command}`"
-            ),
             TrustState::LocalFileNotYours => format!(
                 "not trusted: .earshot/settings.local.json is a symbolic link or not your file, so its records do not count; replace it with your own file, then run `{command}`"
             ),
@@ -83,11 +81,7 @@ fn record_path<'a>(settings_value: &'a Value, kind: SourceKind, name: &str) -> O
 /// Judges the record for `kind`/`name` against `digest`, the digest of what is there now.
 pub fn trust_state(settings: &Settings, kind: SourceKind, name: &str, digest: &str) -> TrustState {
     if settings.local_file_refused() {
-        return if local_file_tracked(settings) {
-            TrustState::LocalFileTracked
-        } else {
-            TrustState::LocalFileNotYours
-        };
+        return TrustState::LocalFileNotYours;
     }
     let Some(project) = &settings.project else {
         return TrustState::NotTrusted;
@@ -160,23 +154,11 @@ pub enum RecordError {
         "there is no project here to trust anything in; run this inside a project or pass --project DIR"
     )]
     NoProject,
-    /// The local file is tracked by git.
-    #[error(
-        ".earshot/settings.local.json is tracked by git; untrack it first (`git rm --cached .earshot/settings.local.json`)"
-    )]
-    LocalFileTracked,
     /// The local file is a symbolic link or someone else's.
     #[error(
         ".earshot/settings.local.json (or .earshot/) is a symbolic link or not your file; replace it with your own regular file first"
     )]
     LocalFileNotYours,
-}
-
-fn local_file_tracked(settings: &Settings) -> bool {
-    settings
-        .problems
-        .iter()
-        .any(|problem| matches!(problem, SettingsProblem::LocalFileTracked { .. }))
 }
 
 /// Records that the user trusts `kind`/`name` as it is now (`digest`), signs the record, and
@@ -192,11 +174,7 @@ pub fn record_trust(
 ) -> Result<(), RecordError> {
     let project = settings.project.as_ref().ok_or(RecordError::NoProject)?;
     if settings.local_file_refused() {
-        return Err(if local_file_tracked(settings) {
-            RecordError::LocalFileTracked
-        } else {
-            RecordError::LocalFileNotYours
-        });
+        return Err(RecordError::LocalFileNotYours);
     }
     let config_dir = settings
         .user_config_dir
@@ -209,9 +187,14 @@ pub fn record_trust(
         "project": project.root.to_string_lossy(),
         "signature": signature,
     });
+    // The .gitignore first: if it cannot be written (a link), no record is written either.
+    ignore_local_settings(&project.root).map_err(|source| RecordError::Edit {
+        path: project.root.join(".gitignore"),
+        source,
+    })?;
     let path = project.local_settings();
     let mut shape_ok = true;
-    edit_settings(&path, |value| {
+    edit_project_settings(&project.root, &path, |value| {
         let root = value.as_object_mut().expect("settings files hold objects");
         match object_at(root, "trust").and_then(|trust| object_at(trust, kind.cli_noun())) {
             Some(kind_map) => {
@@ -236,13 +219,11 @@ pub fn record_trust(
             },
         });
     }
-    ignore_local_settings(&project.root).map_err(|source| RecordError::Edit {
-        path: project.root.join(".gitignore"),
-        source,
-    })
+    Ok(())
 }
 
-/// Removes the record for `kind`/`name`; returns whether there was one.
+/// Removes the record for `kind`/`name`; returns whether there was one. The same refusals as
+/// [`record_trust`] apply: a linked or foreign local file is never read or rewritten.
 ///
 /// # Errors
 /// A [`RecordError`] when the file cannot be edited.
@@ -252,12 +233,15 @@ pub fn remove_trust(
     name: &str,
 ) -> Result<bool, RecordError> {
     let project = settings.project.as_ref().ok_or(RecordError::NoProject)?;
+    if settings.local_file_refused() {
+        return Err(RecordError::LocalFileNotYours);
+    }
     let path = project.local_settings();
-    if !path.exists() {
+    if std::fs::symlink_metadata(&path).is_err() {
         return Ok(false);
     }
     let mut removed = false;
-    edit_settings(&path, |value| {
+    edit_project_settings(&project.root, &path, |value| {
         if let Some(kind_map) = value
             .get_mut("trust")
             .and_then(|trust| trust.get_mut(kind.cli_noun()))
@@ -285,19 +269,21 @@ const IGNORED: &[&str] = &[
     ".earshot/settings.local.json.lock",
 ];
 
-/// Adds the local settings file (and its lock) to `.gitignore`, keeping everything else.
-fn ignore_local_settings(root: &Path) -> Result<(), EditError> {
+/// Adds the local settings file (and its lock) to `.gitignore`, keeping everything else. A
+/// `.gitignore` that is a symbolic link is refused, never read or replaced.
+pub(super) fn ignore_local_settings(root: &Path) -> Result<(), EditError> {
     let path = root.join(".gitignore");
-    let existing = match std::fs::read_to_string(&path) {
-        Ok(text) => text,
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => String::new(),
-        Err(error) => {
-            return Err(EditError::Io {
-                path,
-                reason: error.to_string(),
-            });
-        }
+    let refused = |error: NoLinkError| match error {
+        NoLinkError::Io { path, source } => EditError::Io {
+            path,
+            reason: source.to_string(),
+        },
+        link => EditError::Link(link),
     };
+    refuse_links_below(root, &path).map_err(refused)?;
+    let existing = read_text_no_follow(&path, 4 << 20)
+        .map_err(refused)?
+        .unwrap_or_default();
     let missing: Vec<&str> = IGNORED
         .iter()
         .copied()

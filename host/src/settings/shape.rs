@@ -1,0 +1,93 @@
+//! The keys earshot reads permissions from, checked for typos. A misspelt key is not ignored: it
+//! might have held a deny rule, so it is reported and suspends every allow rule.
+
+use serde_json::Value;
+
+/// The keys under `permissions` that earshot or its other tools read.
+pub const PERMISSION_KEYS: &[&str] = &[
+    "allow",
+    "deny",
+    "ask",
+    "defaultMode",
+    "additionalDirectories",
+];
+
+/// What is wrong with the permission keys of one settings file: one line per problem.
+pub fn misspelt_keys(settings: &Value) -> Vec<String> {
+    let mut found = Vec::new();
+    let Some(root) = settings.as_object() else {
+        return found;
+    };
+    for key in root.keys() {
+        if key != "permissions" && normalised(key) == "permission" {
+            found.push(format!(
+                "unknown key \"{}\" (did you mean \"permissions\"?)",
+                shown(key)
+            ));
+        }
+    }
+    match root.get("permissions") {
+        None => {}
+        Some(Value::Object(permissions)) => {
+            for key in permissions.keys() {
+                if PERMISSION_KEYS.contains(&key.as_str()) {
+                    continue;
+                }
+                let prefix: String = normalised(key).chars().take(3).collect();
+                let hint = PERMISSION_KEYS
+                    .iter()
+                    .find(|known| !prefix.is_empty() && normalised(known).starts_with(&prefix))
+                    .map(|known| format!(" (did you mean \"{known}\"?)"))
+                    .unwrap_or_else(|| format!(" (known keys: {})", PERMISSION_KEYS.join(", ")));
+                found.push(format!("unknown key \"permissions.{}\"{hint}", shown(key)));
+            }
+        }
+        Some(_) => found.push(
+            "\"permissions\" must be an object with \"allow\", \"deny\" and \"ask\" lists".into(),
+        ),
+    }
+    found
+}
+
+/// Lower case, letters and digits only, one trailing `s` dropped: `Permissions_` → `permission`.
+fn normalised(key: &str) -> String {
+    let lower: String = key
+        .chars()
+        .filter(char::is_ascii_alphanumeric)
+        .map(|c| c.to_ascii_lowercase())
+        .collect();
+    lower.strip_suffix('s').map(str::to_string).unwrap_or(lower)
+}
+
+/// A key made safe to show: control characters dropped, at most 40 characters.
+fn shown(key: &str) -> String {
+    key.chars().filter(|c| !c.is_control()).take(40).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::misspelt_keys;
+    use serde_json::json;
+
+    #[test]
+    fn typos_are_found_and_known_keys_pass() {
+        assert!(
+            misspelt_keys(&json!({"permissions": {"allow": [], "deny": [], "ask": []}})).is_empty()
+        );
+        assert_eq!(
+            misspelt_keys(&json!({"permissions": {"Deny": []}})).len(),
+            1
+        );
+        assert!(
+            misspelt_keys(&json!({"permissions": {"denied": []}}))[0]
+                .contains("did you mean \"deny\"")
+        );
+        assert_eq!(misspelt_keys(&json!({"permissions": []})).len(), 1);
+        assert_eq!(misspelt_keys(&json!({"permission": {"deny": []}})).len(), 1);
+        assert_eq!(
+            misspelt_keys(&json!({"Permissions": {}, "permissions": {}})).len(),
+            1
+        );
+        assert!(misspelt_keys(&json!({"mcpServers": {}, "trust": {}})).is_empty());
+    }
+}

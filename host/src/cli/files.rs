@@ -70,12 +70,14 @@ pub(crate) fn file_digest(file: &FoundFile) -> Result<Hashed, String> {
             digest,
             bytes: None,
         }),
-        _ => std::fs::read(&file.path)
-            .map(|bytes| Hashed {
-                digest: digest_of(&bytes),
-                bytes: Some(bytes),
-            })
-            .map_err(|error| format!("cannot read {}: {error}", file.path.display())),
+        _ => earshot_host::sources::read_capped(
+            &file.path,
+            earshot_host::sources::MAX_COMPONENT_BYTES,
+        )
+        .map(|bytes| Hashed {
+            digest: digest_of(&bytes),
+            bytes: Some(bytes),
+        }),
     }
 }
 
@@ -385,11 +387,11 @@ fn trust(context: &Context, kind: SourceKind, name: &str) -> CommandResult {
     let digest = file_digest(&file).map_err(Failure::new)?.digest;
     record_trust(&context.settings, kind, name, &digest)
         .map_err(|error| Failure::new(error.to_string()))?;
-    println!(
+    output::say(&format!(
         "trusted {} \"{name}\" ({}) as it is now; a change to it lapses the trust",
         kind.noun(),
         file.path.display()
-    );
+    ));
     Ok(exit::OK)
 }
 

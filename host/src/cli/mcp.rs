@@ -277,11 +277,11 @@ fn add(
         record_trust(&settings, SourceKind::Mcp, name, &digest)
             .map_err(|error| Failure::new(error.to_string()))?;
     }
-    println!(
+    output::say(&format!(
         "added server \"{name}\" to {} ({} settings)",
         path.display(),
         layer.as_str()
-    );
+    ));
     Ok(exit::OK)
 }
 
@@ -304,7 +304,10 @@ fn remove(context: &Context, layer: Option<Layer>, name: &str) -> CommandResult 
         let _ = remove_trust(&context.settings, SourceKind::Mcp, name);
     }
     if removed {
-        println!("removed server \"{name}\" from {}", path.display());
+        output::say(&format!(
+            "removed server \"{name}\" from {}",
+            path.display()
+        ));
         Ok(exit::OK)
     } else {
         Err(Failure::new(format!(

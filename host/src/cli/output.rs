@@ -38,6 +38,12 @@ pub(crate) fn error_line(message: &str, hint: Option<&str>) {
     }
 }
 
+/// One line on stdout, sanitised: it may hold a path or a name a repository chose (an archive's
+/// folder name can carry escape sequences).
+pub(crate) fn say(message: &str) {
+    println!("{}", sanitise_for_terminal(message, 4_000));
+}
+
 /// `warning: …` on stderr, once per run: the same problem reached from two places (a settings
 /// file read by two loaders, a server reported by the registry and by its start-up) is one line.
 pub(crate) fn warning_line(message: &str) {

@@ -96,11 +96,11 @@ fn add_rule(context: &Context, effect: Effect, args: RuleArgs) -> CommandResult 
     };
     let path = write_rule(&context.settings, effect.key(), &args.rule, file)
         .map_err(|error| Failure::new(error.to_string()))?;
-    println!(
+    output::say(&format!(
         "{} rule \"{shown}\" written to {}",
         effect.key(),
         path.display()
-    );
+    ));
     Ok(exit::OK)
 }
 

@@ -15,7 +15,7 @@ pub fn sanitise_for_terminal(text: &str, max_chars: usize) -> String {
             }
             '\n' | '\t' | '\r' => ' ',
             c if earshot_terminal_text::is_bidi_override(c) => continue,
-            '\u{200b}'..='\u{200f}' => continue,
+            '\u{200b}'..='\u{200f}' | '\u{2060}'..='\u{2064}' | '\u{feff}' => continue,
             c if c.is_control() => continue,
             c => c,
         };

@@ -16,5 +16,5 @@ pub use decision::{DecidedBy, Decision, Gate, Outcome, PermissionPrompt, ToolReq
 pub use display::{sanitise_for_terminal, strip_for_terminal};
 pub use prompter::{NonInteractivePrompter, PromptAnswer, Prompter, TerminalPrompter};
 pub use rules::{
-    Effect, Matched, OTHER_TOOL, OTHER_TOOL_KEYWORDS, Origin, Rule, RuleSet, parse_rule,
+    Effect, Matched, OTHER_TOOL, OTHER_TOOL_KEYWORDS, Origin, Rule, RuleSet, parse_rule, shell_word,
 };

@@ -43,9 +43,9 @@ impl Prompter for NonInteractivePrompter {
             " -s user"
         };
         PromptAnswer::Deny(format!(
-            "{} needs approval and there is no terminal to ask on; to allow it, run `earshot permissions allow '{}'{scope}`",
+            "{} needs approval and there is no terminal to ask on; to allow it, run `earshot permissions allow {}{scope}`",
             prompt.target(),
-            prompt.rule_name()
+            super::rules::shell_word(prompt.rule_name())
         ))
     }
 

@@ -116,8 +116,8 @@ impl RuleSet {
         }) {
             if !allow_rule_signed(settings, key.as_ref(), &rule.text) {
                 rule.not_in_force = Some(format!(
-                    "not written by you: an allow rule in the local file counts only when earshot wrote it (a download or submodule can ship this file); review it, then run `earshot permissions allow '{}'`",
-                    rule.text
+                    "not written by you: an allow rule in the local file counts only when earshot wrote it (a download or submodule can ship this file); review it, then run `earshot permissions allow {}`",
+                    shell_word(&rule.text)
                 ));
             }
         }
@@ -354,13 +354,21 @@ pub fn parse_rule(text: &str) -> Result<(SourceKind, &str), &'static str> {
     if pattern.is_empty() {
         return Err("the pattern is empty");
     }
+    // No quote, backslash or backtick either: a rule is suggested inside a shell command
+    // (`earshot permissions allow '…'`), which must stay one single-quoted word.
     if pattern
         .chars()
-        .any(|c| c.is_whitespace() || c == '(' || c == ')')
+        .any(|c| c.is_whitespace() || "()'\"`\\".contains(c))
     {
         return Err("the pattern may hold only tool-name characters and glob syntax");
     }
     Ok((kind, pattern))
+}
+
+/// `text` as one single-quoted shell word, safe to paste whatever it holds (a rule that parsed
+/// holds no quote, but a suggested command must never depend on that).
+pub fn shell_word(text: &str) -> String {
+    format!("'{}'", text.replace('\'', "'\\''"))
 }
 
 /// Control characters (escape sequences start with one), bidi overrides and zero-width

@@ -53,8 +53,7 @@ fn load_one(
     if let Some(problem) = &file.name_problem {
         return Err(format!("not loaded: invalid name: {problem}"));
     }
-    let bytes = std::fs::read(&file.path)
-        .map_err(|error| format!("cannot read {}: {error}", file.path.display()))?;
+    let bytes = crate::sources::read_capped(&file.path, crate::sources::MAX_COMPONENT_BYTES)?;
     // Trust is checked against the very bytes that will be compiled.
     let digest = digest_of(&bytes);
     let trust = admission(

@@ -17,9 +17,13 @@ use crate::trust::{TrustKey, TrustState};
 
 use super::config::{ServerDefinition, ServerEntry, Transport};
 
-/// The most bytes of one project file hashed into a server's digest; past that its size and the
-/// first bytes stand for it.
-const MAX_HASHED_FILE_BYTES: u64 = 64 << 20;
+/// The most bytes hashed into one server's digest, over every project file and folder its command
+/// and arguments name; past that the rest is covered by its size and count only.
+const MAX_HASHED_BYTES: u64 = 64 << 20;
+/// The most files hashed into one server's digest.
+const MAX_HASHED_FILES: usize = 5_000;
+/// Folders not walked when a named folder is hashed: version control and installed packages.
+const SKIPPED_FOLDERS: &[&str] = &[".git", "node_modules", "target", ".venv", "__pycache__"];
 
 /// The directory a stdio server starts in (before its own `cwd`, which is relative to it): the
 /// project root for a project server, and for the user's own servers (user or local file) the
@@ -39,8 +43,9 @@ pub fn start_dir(settings: &Settings, entry: &ServerEntry) -> PathBuf {
 }
 
 /// What a server's trust record binds to: HMAC-SHA256 under the user's key (the definition can
-/// hold expanded secrets) over the canonical definition and the bytes of every project file its
-/// command and arguments name, so a script in the repository changed by a pull lapses the trust.
+/// hold expanded secrets) over the canonical definition and the bytes of every project file and
+/// folder its command and arguments name (within a budget), so a script in the repository changed
+/// by a pull lapses the trust.
 pub fn server_digest(
     key: &TrustKey,
     definition: &ServerDefinition,
@@ -59,50 +64,102 @@ pub fn server_digest(
             .as_deref()
             .map(|own| start_dir.join(own))
             .unwrap_or_else(|| start_dir.to_path_buf());
-        for file in named_project_files(command, args, &dir, root) {
-            material.extend_from_slice(b"\0file\0");
-            material.extend_from_slice(file.to_string_lossy().as_bytes());
-            material.push(0);
-            material.extend_from_slice(hash_file(&file).as_bytes());
+        let mut budget = Budget {
+            bytes: MAX_HASHED_BYTES,
+            files: MAX_HASHED_FILES,
+        };
+        for path in named_project_paths(command, args, &dir, root) {
+            hash_tree(&path, &mut material, &mut budget);
         }
     }
     key.keyed_digest(&material)
 }
 
-/// The project files (inside `root`) that `command` and `args` name, as written or after an
-/// `--option=` prefix, relative to `dir`; sorted and without repeats.
-fn named_project_files(command: &str, args: &[String], dir: &Path, root: &Path) -> Vec<PathBuf> {
+/// What is left to hash for one digest.
+struct Budget {
+    bytes: u64,
+    files: usize,
+}
+
+/// The project files and folders (inside `root`) that `command` and `args` name, as written, after
+/// an `--option=` prefix, or as a Python module (`-m pkg.mod` names `pkg/mod.py` or `pkg/mod/`),
+/// relative to `dir`; sorted and without repeats. `node .` names the folder it starts in.
+fn named_project_paths(command: &str, args: &[String], dir: &Path, root: &Path) -> Vec<PathBuf> {
     let Ok(root) = root.canonicalize() else {
         return Vec::new();
     };
-    let mut files: Vec<PathBuf> = std::iter::once(command)
-        .chain(args.iter().map(String::as_str))
-        .flat_map(|word| [Some(word), word.split_once('=').map(|(_, value)| value)])
-        .flatten()
+    let mut words: Vec<String> = Vec::new();
+    for word in std::iter::once(command).chain(args.iter().map(String::as_str)) {
+        words.push(word.to_string());
+        if let Some((_, value)) = word.split_once('=') {
+            words.push(value.to_string());
+        }
+        let module = word.replace('.', "/");
+        words.push(format!("{module}.py"));
+        words.push(module);
+    }
+    let mut paths: Vec<PathBuf> = words
+        .iter()
         .filter(|word| !word.is_empty())
         .filter_map(|word| dir.join(word).canonicalize().ok())
-        .filter(|path| path.starts_with(&root) && path.is_file())
+        .filter(|path| path.starts_with(&root))
         .collect();
-    files.sort();
-    files.dedup();
-    files
+    paths.sort();
+    paths.dedup();
+    paths
 }
 
-/// `sha256:<hex>` of a file's bytes (at most [`MAX_HASHED_FILE_BYTES`], plus its length), or why
-/// it could not be read (which then is what the digest binds to).
-fn hash_file(path: &Path) -> String {
+/// Adds a file's, or a folder tree's, paths and contents to `material`, within `budget`. Links
+/// are not followed; what is past the budget is covered by a marker only.
+fn hash_tree(path: &Path, material: &mut Vec<u8>, budget: &mut Budget) {
+    let Ok(meta) = std::fs::symlink_metadata(path) else {
+        return;
+    };
+    if meta.is_file() {
+        material.extend_from_slice(b"\0file\0");
+        material.extend_from_slice(path.to_string_lossy().as_bytes());
+        material.push(0);
+        if budget.files == 0 || budget.bytes == 0 {
+            material.extend_from_slice(format!("unhashed:{}", meta.len()).as_bytes());
+            return;
+        }
+        budget.files -= 1;
+        material.extend_from_slice(hash_file(path, budget).as_bytes());
+    } else if meta.is_dir() {
+        let Ok(entries) = std::fs::read_dir(path) else {
+            return;
+        };
+        let mut children: Vec<PathBuf> = entries
+            .filter_map(Result::ok)
+            .filter(|entry| {
+                !SKIPPED_FOLDERS.contains(&entry.file_name().to_string_lossy().as_ref())
+            })
+            .map(|entry| entry.path())
+            .collect();
+        children.sort();
+        for child in children {
+            hash_tree(&child, material, budget);
+        }
+    }
+}
+
+/// `sha256:<hex>` of a file's length and bytes (as many as `budget` allows), or `unreadable`.
+fn hash_file(path: &Path, budget: &mut Budget) -> String {
     let Ok(file) = std::fs::File::open(path) else {
         return "unreadable".into();
     };
     let length = file.metadata().map(|meta| meta.len()).unwrap_or_default();
     let mut hasher = Sha256::new();
     hasher.update(length.to_be_bytes());
-    let mut reader = file.take(MAX_HASHED_FILE_BYTES);
+    let mut reader = file.take(budget.bytes);
     let mut buffer = vec![0u8; 64 * 1024];
     loop {
         match reader.read(&mut buffer) {
             Ok(0) | Err(_) => break,
-            Ok(read) => hasher.update(&buffer[..read]),
+            Ok(read) => {
+                hasher.update(&buffer[..read]);
+                budget.bytes = budget.bytes.saturating_sub(read as u64);
+            }
         }
     }
     format!("sha256:{}", hex::encode(hasher.finalize()))
@@ -141,6 +198,26 @@ pub fn server_admission(settings: &Settings, entry: &ServerEntry) -> Result<(), 
             entry.name
         )),
         other => Err(other.explain(SourceKind::Mcp, &entry.name)),
+    }
+}
+
+/// The entry that starts under `entry`'s name: `entry` itself, except that a local-file entry
+/// that is not trusted never displaces the user's own server of that name (a shipped local file
+/// could otherwise take it over, and once trusted inherit the user's allow rules); the user's is
+/// used, with the local one reported.
+pub fn effective_entry(settings: &Settings, entry: ServerEntry) -> ServerEntry {
+    match (
+        &entry.replaces_user_entry,
+        server_admission(settings, &entry),
+    ) {
+        (Some(user), Err(why)) => {
+            let mut user = (**user).clone();
+            user.refused.push(format!(
+                "the definition in .earshot/settings.local.json is not used: {why}"
+            ));
+            user
+        }
+        _ => entry,
     }
 }
 

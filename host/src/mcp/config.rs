@@ -82,6 +82,9 @@ pub struct ServerEntry {
     /// Definitions of the same name that were refused, each with why (a project server may not
     /// take the name of the user's own server: trusted, it would inherit the user's allow rules).
     pub refused: Vec<String>,
+    /// The user's own entry this one (from the local file) replaces: used instead while the
+    /// local one is not trusted, so a shipped local file cannot take over the user's server.
+    pub replaces_user_entry: Option<Box<ServerEntry>>,
 }
 
 /// The variable `${EARSHOT_PROJECT_DIR}` expands to in a server's definition: the project root, for
@@ -120,6 +123,7 @@ pub fn read_servers(settings: &Settings, env: &dyn Fn(&str) -> Option<String>) -
                     file.path.display()
                 )),
                 refused: Vec::new(),
+                replaces_user_entry: None,
             });
             continue;
         };
@@ -135,6 +139,9 @@ pub fn read_servers(settings: &Settings, env: &dyn Fn(&str) -> Option<String>) -
                     ));
                     continue;
                 }
+                if file.layer == Layer::Local && existing.layer == Layer::User {
+                    existing.replaces_user_entry = Some(Box::new(existing.clone()));
+                }
                 existing.shadows.push(existing.layer);
                 existing.layer = file.layer;
                 existing.definition = definition;
@@ -145,6 +152,7 @@ pub fn read_servers(settings: &Settings, env: &dyn Fn(&str) -> Option<String>) -
                     shadows: Vec::new(),
                     definition,
                     refused: Vec::new(),
+                    replaces_user_entry: None,
                 });
             }
         }
@@ -193,9 +201,11 @@ fn parse_definition(
                 .get("url")
                 .and_then(Value::as_str)
                 .ok_or("an http server needs a \"url\" string")?;
+            let written = url;
             let url = expanded(url)?;
             if !(url.starts_with("http://") || url.starts_with("https://")) {
-                let shown: String = url.chars().take(60).collect();
+                // What was written, never the expansion: a variable may hold a secret.
+                let shown: String = written.chars().take(60).collect();
                 return Err(format!(
                     "url \"{shown}\" must start with http:// or https://"
                 ));

@@ -23,7 +23,9 @@ mod servers;
 mod stderr_tail;
 mod stdio;
 
-pub use admission::{digest_for_trust, server_admission, server_digest, start_dir};
+pub use admission::{
+    digest_for_trust, effective_entry, server_admission, server_digest, start_dir,
+};
 pub use child_env::{INHERITED_VARIABLES, minimal_environment};
 pub use config::{PROJECT_DIR_VARIABLE, ServerDefinition, ServerEntry, Transport, read_servers};
 pub use connection::{CallFailure, seconds};

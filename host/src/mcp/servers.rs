@@ -10,7 +10,7 @@ use serde_json::Value;
 
 use crate::settings::{Layer, Settings};
 
-use super::admission::{server_admission, start_dir};
+use super::admission::{effective_entry, server_admission, start_dir};
 use super::config::{ServerDefinition, ServerEntry, Transport, read_servers};
 use super::connection::{CallFailure, Connected, Connection, connect, seconds};
 use super::stdio::Ending;
@@ -203,6 +203,7 @@ impl McpServers {
         let slots: Vec<Slot> = read_servers(settings, env)
             .into_iter()
             .filter(|entry| only.is_none_or(|name| entry.name == name))
+            .map(|entry| effective_entry(settings, entry))
             .map(|entry| {
                 let state = admit(settings, &entry);
                 Slot {

@@ -114,9 +114,19 @@ pub fn read_text_no_follow(path: &Path, max_bytes: u64) -> Result<Option<String>
 /// # Errors
 /// [`NoLinkError::Link`] for a link (dangling or not); [`NoLinkError::Io`] otherwise.
 pub fn open_lock_no_follow(path: &Path) -> Result<File, NoLinkError> {
+    if let Ok(meta) = std::fs::symlink_metadata(path)
+        && !meta.file_type().is_symlink()
+        && !meta.is_file()
+    {
+        return Err(NoLinkError::Io {
+            path: path.to_path_buf(),
+            source: std::io::Error::other("it is not a regular file"),
+        });
+    }
     let mut options = std::fs::OpenOptions::new();
     options.create(true).truncate(false).write(true);
-    let file = open_no_follow(path, &mut options, 0)?;
+    // A FIFO planted as the lock must not block the open (it is refused just below).
+    let file = open_no_follow(path, &mut options, libc::O_NONBLOCK)?;
     let meta = file.metadata().map_err(|source| NoLinkError::Io {
         path: path.to_path_buf(),
         source,

@@ -10,6 +10,7 @@ pub const PERMISSION_KEYS: &[&str] = &[
     "ask",
     "defaultMode",
     "additionalDirectories",
+    "disableBypassPermissionsMode",
 ];
 
 /// What is wrong with the permission keys of one settings file: one line per problem.
@@ -19,7 +20,10 @@ pub fn misspelt_keys(settings: &Value) -> Vec<String> {
         return found;
     };
     for key in root.keys() {
-        if key != "permissions" && normalised(key) == "permission" {
+        if key != "permissions"
+            && (normalised(key) == "permission"
+                || edit_distance(&normalised(key), "permission") <= 2)
+        {
             found.push(format!(
                 "unknown key \"{}\" (did you mean \"permissions\"?)",
                 shown(key)
@@ -59,6 +63,22 @@ fn normalised(key: &str) -> String {
     lower.strip_suffix('s').map(str::to_string).unwrap_or(lower)
 }
 
+/// Levenshtein distance, for short keys: `permisions`, `premissions` and `permssions` are all
+/// within 2 of `permissions`.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut previous: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut current = vec![i + 1];
+        for (j, cb) in b.iter().enumerate() {
+            let substitution = previous[j] + usize::from(ca != *cb);
+            current.push(substitution.min(previous[j + 1] + 1).min(current[j] + 1));
+        }
+        previous = current;
+    }
+    previous[b.len()]
+}
+
 /// A key made safe to show: control characters dropped, at most 40 characters.
 fn shown(key: &str) -> String {
     key.chars().filter(|c| !c.is_control()).take(40).collect()
@@ -88,6 +108,13 @@ mod tests {
             misspelt_keys(&json!({"Permissions": {}, "permissions": {}})).len(),
             1
         );
-        assert!(misspelt_keys(&json!({"mcpServers": {}, "trust": {}})).is_empty());
+        assert!(misspelt_keys(&json!({"mcpServers": {}, "trust": {}, "mcp": {}})).is_empty());
+        for typo in ["permisions", "premissions", "permssions", "Permisions"] {
+            assert_eq!(
+                misspelt_keys(&json!({typo: {"deny": []}})).len(),
+                1,
+                "{typo}"
+            );
+        }
     }
 }

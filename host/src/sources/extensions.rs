@@ -90,8 +90,7 @@ pub fn extension_snapshot(entry: &Path) -> Result<ExtensionSnapshot, String> {
         if seen.contains_key(&relative) {
             continue;
         }
-        let bytes = std::fs::read(&file)
-            .map_err(|error| format!("cannot read {}: {error}", file.display()))?;
+        let bytes = read_capped(&file, parse_guard::MAX_SOURCE_BYTES as u64)?;
         seen.insert(relative, hex::encode(Sha256::digest(&bytes)));
         let source = String::from_utf8_lossy(&bytes).into_owned();
         if let Ok(canonical) = file.canonicalize() {
@@ -181,4 +180,27 @@ pub(crate) fn resolve(root: &Path, importer: &Path, specifier: &str) -> Option<P
         .filter(|candidate| candidate.is_file())
         .filter_map(|candidate| candidate.canonicalize().ok())
         .find(|candidate| candidate.starts_with(&root))
+}
+
+/// Reads a file of at most `cap` bytes; a larger one (a sparse multi-gigabyte file, a link to
+/// one) fails alone instead of being read whole into memory first.
+///
+/// # Errors
+/// A one-line description naming the file.
+pub fn read_capped(path: &Path, cap: u64) -> Result<Vec<u8>, String> {
+    use std::io::Read;
+    let file = std::fs::File::open(path)
+        .map_err(|error| format!("cannot read {}: {error}", path.display()))?;
+    let mut bytes = Vec::new();
+    file.take(cap + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|error| format!("cannot read {}: {error}", path.display()))?;
+    if bytes.len() as u64 > cap {
+        return Err(format!(
+            "{} is larger than {} MiB; earshot does not read it",
+            path.display(),
+            cap >> 20
+        ));
+    }
+    Ok(bytes)
 }

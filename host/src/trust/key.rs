@@ -116,15 +116,18 @@ impl TrustKey {
     fn mac(&self, project: &Path, kind: &str, name: &str, digest: &str) -> Hmac<Sha256> {
         let mut mac =
             Hmac::<Sha256>::new_from_slice(&self.bytes).expect("HMAC takes any key length");
+        // The path's own bytes (identical to its text for a UTF-8 path): two different
+        // non-UTF-8 roots must not share a signature.
+        use std::os::unix::ffi::OsStrExt;
         for part in [
-            "earshot-trust-v1",
-            &project.to_string_lossy(),
-            kind,
-            name,
-            digest,
+            b"earshot-trust-v1".as_slice(),
+            project.as_os_str().as_bytes(),
+            kind.as_bytes(),
+            name.as_bytes(),
+            digest.as_bytes(),
         ] {
             mac.update(&(part.len() as u64).to_be_bytes());
-            mac.update(part.as_bytes());
+            mac.update(part);
         }
         mac
     }

@@ -277,8 +277,9 @@ fn read_effect(permissions: &Value, effect: Effect, origin: &Origin, into: &mut 
             Ok((kind, _)) if effect == Effect::Allow && !origin.layer.owned_by_user() => (
                 Some(kind),
                 Some(format!(
-                    "ignored: allow rules in the checked-in {} cannot grant permissions; put it in .earshot/settings.local.json or your user settings",
-                    origin.path.display()
+                    "ignored: allow rules in the checked-in {} cannot grant permissions; to allow it yourself, run `earshot permissions allow {}`",
+                    origin.path.display(),
+                    shell_word(&text)
                 )),
             ),
             Ok((kind, _)) => (Some(kind), None),

@@ -202,9 +202,8 @@ fn step_back_into_pair(
     let Some(index) = descriptor.value().and_then(JsValue::as_number) else {
         return Ok(());
     };
-    if !(index >= 1.0 && index < text.len() as f64 && index.fract() == 0.0)
-        || !descriptor.writable().unwrap_or(false)
-    {
+    let movable = descriptor.writable().unwrap_or(false);
+    if !(movable && index >= 1.0 && index < text.len() as f64 && index.fract() == 0.0) {
         return Ok(());
     }
     let index = index as usize;

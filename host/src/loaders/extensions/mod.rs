@@ -18,6 +18,7 @@ pub mod job_loop;
 pub mod module_loader;
 pub mod runtime;
 pub mod shape;
+pub mod string_natives;
 pub mod strip;
 pub mod worker;
 

@@ -1,6 +1,7 @@
 //! The globals an extension sees: console (to tracing, never raw to the terminal), timers and
 //! `queueMicrotask` on our job loop, TextEncoder/TextDecoder, URL, structuredClone, atob/btoa,
-//! AbortController, `fetch` on the background runtime, and a read-only `process.env`.
+//! AbortController, `fetch` on the background runtime, and a read-only `process.env`; and string
+//! and RegExp built-ins that stay linear on large texts ([`super::string_natives`]).
 
 use std::rc::Rc;
 
@@ -143,6 +144,7 @@ pub fn new_context(
         None,
         &mut context,
     )?;
+    super::string_natives::install(&mut context)?;
     // `vars_os`: one variable that is not UTF-8 must not stop every extension from loading.
     let env: serde_json::Map<String, serde_json::Value> = std::env::vars_os()
         .filter_map(|(key, value)| Some((key.into_string().ok()?, value.into_string().ok()?)))

@@ -126,6 +126,40 @@ fn every_string_and_regexp_case_answers_exactly_as_node_22() {
 /// operation costs about a hundred times).
 const MAX_GROWTH: f64 = 15.0;
 
+/// One measurement of how an operation's time grows for ten times the input.
+struct Growth {
+    op: String,
+    growth: f64,
+    line: String,
+}
+
+/// Measures `ops` (every operation when `None`) at 50 KB and 500 KB in one call.
+fn measure_growth(host: &Host, ops: Option<&[String]>) -> Vec<Growth> {
+    let input = serde_json::json!({ "ops": ops }).to_string();
+    let output = host
+        .call("scaling__run", &input, &NonInteractivePrompter)
+        .expect("the measurements run");
+    let results: serde_json::Value = serde_json::from_str(&output.output).expect("JSON");
+    results
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|result| {
+            let (small, large) = (
+                result["small"].as_f64().unwrap(),
+                result["large"].as_f64().unwrap(),
+            );
+            let growth = large / small.max(1.0);
+            let op = result["op"].as_str().unwrap().to_string();
+            let line = format!(
+                "{:<22} {:>6} -> {:>7} bytes x{:<4}: {small:>5} ms -> {large:>6} ms, x{growth:.1}",
+                op, result["smallBytes"], result["largeBytes"], result["reps"]
+            );
+            Growth { op, growth, line }
+        })
+        .collect()
+}
+
 #[test]
 fn every_string_and_regexp_operation_grows_linearly_with_its_input() {
     // 50 KB and 500 KB (570 and 5,700 lines): ten times apart, as 100 KB and 1 MB would be, but
@@ -135,38 +169,54 @@ fn every_string_and_regexp_operation_grows_linearly_with_its_input() {
         &sandbox,
         "scaling",
         &fixture("text.js"),
-        "Object.keys(textOps).map((op) => scaling(op, 570, 5700, 15, 3))",
+        "(input.ops ?? Object.keys(textOps)).map((op: string) => scaling(op, 570, 5700, 15, 3))",
     );
-    let output = host
-        .call("scaling__run", "{}", &NonInteractivePrompter)
-        .expect("the measurements run");
-    let results: serde_json::Value = serde_json::from_str(&output.output).expect("JSON");
-    let mut report = Vec::new();
-    let mut too_slow = Vec::new();
-    for result in results.as_array().unwrap() {
-        let (small, large) = (
-            result["small"].as_f64().unwrap(),
-            result["large"].as_f64().unwrap(),
-        );
-        let growth = large / small.max(1.0);
-        let line = format!(
-            "{:<22} {:>6} -> {:>7} bytes x{:<4}: {small:>5} ms -> {large:>6} ms, x{growth:.1}",
-            result["op"].as_str().unwrap(),
-            result["smallBytes"],
-            result["largeBytes"],
-            result["reps"]
-        );
-        if growth > MAX_GROWTH {
-            too_slow.push(line.clone());
+    let first = measure_growth(&host, None);
+    eprintln!(
+        "{}",
+        first
+            .iter()
+            .map(|g| g.line.as_str())
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+    assert_eq!(first.len(), 24, "every operation was measured");
+    // A busy machine can stretch one large run; an operation over the bound is measured twice
+    // more and judged by its best run. A quadratic one grows about x100 every time.
+    let mut over: Vec<String> = first
+        .iter()
+        .filter(|g| g.growth > MAX_GROWTH)
+        .map(|g| g.op.clone())
+        .collect();
+    let mut lines: Vec<String> = Vec::new();
+    for _ in 0..2 {
+        if over.is_empty() {
+            break;
         }
-        report.push(line);
+        let again = measure_growth(&host, Some(&over));
+        eprintln!(
+            "again:\n{}",
+            again
+                .iter()
+                .map(|g| g.line.as_str())
+                .collect::<Vec<_>>()
+                .join("\n")
+        );
+        lines = again
+            .iter()
+            .filter(|g| g.growth > MAX_GROWTH)
+            .map(|g| g.line.clone())
+            .collect();
+        over = again
+            .into_iter()
+            .filter(|g| g.growth > MAX_GROWTH)
+            .map(|g| g.op)
+            .collect();
     }
-    eprintln!("{}", report.join("\n"));
-    assert_eq!(report.len(), 24, "every operation was measured");
     assert!(
-        too_slow.is_empty(),
-        "grew more than x{MAX_GROWTH} for x10 input:\n{}",
-        too_slow.join("\n")
+        over.is_empty(),
+        "grew more than x{MAX_GROWTH} for x10 input, three times:\n{}",
+        lines.join("\n")
     );
 }
 

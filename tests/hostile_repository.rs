@@ -480,3 +480,47 @@ fn a_trusted_servers_digest_covers_the_project_files_it_runs_and_is_keyed() {
         "{repo}"
     );
 }
+
+#[test]
+fn each_warning_is_printed_once() {
+    let sandbox = Sandbox::new();
+    // Problems several loaders reach: a settings file that does not parse, an extension that
+    // fails, a server entry that cannot be used, an ambiguous extension name.
+    sandbox.write(
+        ".earshot/settings.json",
+        "{\"permissions\": {\"deny\": [\"Mcp(x__*)\",]}}",
+    );
+    sandbox.write(".earshot/extensions/broken.ts", "export default 42;\n");
+    sandbox.write(
+        ".earshot/extensions/twice.ts",
+        "export default { tools: [] };\n",
+    );
+    sandbox.write(
+        ".earshot/extensions/twice.js",
+        "export default { tools: [] };\n",
+    );
+    sandbox.user_settings(
+        json!({"mcpServers": {"bad": {"type": "sse", "url": "http://127.0.0.1:9/"}}}),
+    );
+    for args in [
+        &["tools", "list"][..],
+        &["extensions", "list"],
+        &["mcp", "list"],
+        &["permissions", "list"],
+    ] {
+        let (_, _, stderr) = sandbox.run(args);
+        let warnings: Vec<&str> = stderr
+            .lines()
+            .filter(|line| line.starts_with("warning:"))
+            .collect();
+        assert!(!warnings.is_empty(), "{args:?}: {stderr}");
+        let mut unique = warnings.clone();
+        unique.sort();
+        unique.dedup();
+        assert_eq!(
+            unique.len(),
+            warnings.len(),
+            "{args:?} repeated a warning:\n{stderr}"
+        );
+    }
+}

@@ -179,17 +179,7 @@ pub fn server_admission(settings: &Settings, entry: &ServerEntry) -> Result<(), 
         .as_deref()
         .and_then(|dir| TrustKey::load(dir).ok().flatten());
     let digest = key
-        .map(|key| {
-            server_digest(
-                &key,
-                definition,
-                &start_dir(settings, entry),
-                settings
-                    .project
-                    .as_ref()
-                    .map(|project| project.root.as_path()),
-            )
-        })
+        .map(|key| entry_digest(settings, entry, definition, &key))
         .unwrap_or_default();
     match admission(settings, SourceKind::Mcp, &entry.name, scope, &digest) {
         TrustState::Trusted => Ok(()),
@@ -232,13 +222,23 @@ pub fn digest_for_trust(settings: &Settings, entry: &ServerEntry) -> Result<Stri
         .as_deref()
         .ok_or_else(|| crate::trust::TrustError::NoConfigDir.to_string())?;
     let key = TrustKey::load_or_create(config_dir).map_err(|error| error.to_string())?;
-    Ok(server_digest(
-        &key,
+    Ok(entry_digest(settings, entry, definition, &key))
+}
+
+/// [`server_digest`] of `entry` as it starts here (its start directory, this project).
+fn entry_digest(
+    settings: &Settings,
+    entry: &ServerEntry,
+    definition: &ServerDefinition,
+    key: &TrustKey,
+) -> String {
+    server_digest(
+        key,
         definition,
         &start_dir(settings, entry),
         settings
             .project
             .as_ref()
             .map(|project| project.root.as_path()),
-    ))
+    )
 }

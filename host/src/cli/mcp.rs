@@ -5,8 +5,8 @@ use serde_json::json;
 
 use earshot_host::gate::sanitise_for_terminal;
 use earshot_host::mcp::{
-    McpOptions, McpServers, ServerEntry, ServerState, Transport, digest_for_trust, read_servers,
-    seconds, shown_name,
+    McpOptions, McpServers, ServerEntry, ServerState, Transport, digest_for_trust, effective_entry,
+    read_servers, seconds, shown_name,
 };
 use earshot_host::names::{SourceKind, check_source_name};
 use earshot_host::settings::{Layer, Settings, edit_project_settings, edit_settings};
@@ -452,7 +452,16 @@ fn get(context: &Context, name: &str, as_json: bool) -> CommandResult {
     // Expanded with every variable's value masked: what came from a variable never shows,
     // wherever it was used (args, url, headers); env and header values are masked whole.
     let masked_variables = |variable: &str| Context::env(variable).map(|value| mask(&value));
-    let entry = find(read_servers(&context.settings, &masked_variables), name)?;
+    // The definition that starts under this name (an untrusted local one never replaces yours),
+    // decided with the real values, shown with the masked ones.
+    let used = effective_entry(&context.settings, find(servers(context), name)?);
+    let mut entry = find(read_servers(&context.settings, &masked_variables), name)?;
+    if used.layer != entry.layer
+        && let Some(user) = entry.replaces_user_entry.take()
+    {
+        entry = *user;
+        entry.refused = used.refused;
+    }
     let definition = match &entry.definition {
         Ok(definition) => {
             let mut masked = definition.clone();

@@ -17,7 +17,7 @@ fn everything_stdio() -> Value {
 fn server_everything_over_stdio_lists_and_calls_through_the_gate() {
     let sandbox = Sandbox::new();
     sandbox.user_settings(json!({"mcpServers": {"every": everything_stdio()},
-        "permissions": {"allow": ["Mcp(every__echo)", "Mcp(every__get-sum)", "Mcp(every__get-env)"]}}));
+        "permissions": {"allow": ["Mcp(every__echo)", "Mcp(every__get-sum)", "Mcp(every__get-env)", "Mcp(every__get-roots-list)"]}}));
     let (code, stdout, stderr) = sandbox.run(&["mcp", "list", "--json"]);
     assert_eq!(code, 0, "{stderr}");
     let listed: Value = serde_json::from_str(&stdout).unwrap();
@@ -47,6 +47,15 @@ fn server_everything_over_stdio_lists_and_calls_through_the_gate() {
         sandbox.run(&["tools", "call", "every__get-sum", r#"{"a": 2, "b": 40}"#]);
     assert_eq!(code, 0);
     assert!(stdout.contains("42"), "{stdout}");
+
+    // The project is the server's one MCP root, though the server (the user's own) starts
+    // outside it.
+    let (code, stdout, stderr) = sandbox.run(&["tools", "call", "every__get-roots-list", "{}"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        stdout.contains(&format!("URI: file://{}", sandbox.project().display())),
+        "{stdout}"
+    );
 
     // Its get-env prints its whole environment: only the minimal set reaches it.
     let output = sandbox

@@ -135,7 +135,7 @@ fn every_string_and_regexp_operation_grows_linearly_with_its_input() {
         &sandbox,
         "scaling",
         &fixture("text.js"),
-        "Object.keys(textOps).map((op) => scaling(op, 570, 5700, 15, 3))",
+        "Object.keys(textOps).map((op) => scaling(op, 570, 5700, 15, 2))",
     );
     let output = host
         .call("scaling__run", "{}", &NonInteractivePrompter)

@@ -169,7 +169,7 @@ fn every_string_and_regexp_operation_grows_linearly_with_its_input() {
         &sandbox,
         "scaling",
         &fixture("text.js"),
-        "(input.ops ?? Object.keys(textOps)).map((op: string) => scaling(op, 570, 5700, 15, 3))",
+        "(input.ops ?? Object.keys(textOps)).map((op: string) => scaling(op, 570, 5700, 15, 2))",
     );
     let first = measure_growth(&host, None);
     eprintln!(

@@ -631,22 +631,15 @@ fn a_misspelt_permissions_key_suspends_every_allow_rule() {
 
 #[test]
 fn a_user_file_that_does_not_parse_suspends_allow_rules_in_every_other_file() {
-    let (dir, _, settings) = gate_with_local_allow(&["Mcp(github__*)"]);
+    let (_dir, _, settings) = gate_with_local_allow(&["Mcp(github__*)"]);
+    // Writes the user's settings.json and builds the gate over every layer again.
+    let gate_with_user_file = |text: &str| {
+        let config = settings.user_config_dir.as_deref().unwrap();
+        std::fs::write(config.join("settings.json"), text).unwrap();
+        Gate::from_settings(&Settings::load(Some(config), settings.project.clone()))
+    };
     // The user's file holds a deny, but a trailing comma stops it parsing.
-    std::fs::write(
-        settings
-            .user_config_dir
-            .as_ref()
-            .unwrap()
-            .join("settings.json"),
-        r#"{"permissions": {"deny": ["Mcp(github__delete_repo)",]}}"#,
-    )
-    .unwrap();
-    let settings = Settings::load(
-        settings.user_config_dir.as_deref(),
-        settings.project.clone(),
-    );
-    let gate = Gate::from_settings(&settings);
+    let gate = gate_with_user_file(r#"{"permissions": {"deny": ["Mcp(github__delete_repo)",]}}"#);
     assert_eq!(
         decide(&gate, &mcp("github", "delete_repo"), false),
         Effect::Ask
@@ -660,25 +653,11 @@ fn a_user_file_that_does_not_parse_suspends_allow_rules_in_every_other_file() {
         gate.rules().suspension()
     );
     // Fixing the file restores the signed allow rule.
-    std::fs::write(
-        settings
-            .user_config_dir
-            .as_ref()
-            .unwrap()
-            .join("settings.json"),
-        r#"{"permissions": {"deny": ["Mcp(github__delete_repo)"]}}"#,
-    )
-    .unwrap();
-    let settings = Settings::load(
-        settings.user_config_dir.as_deref(),
-        settings.project.clone(),
-    );
-    let gate = Gate::from_settings(&settings);
+    let gate = gate_with_user_file(r#"{"permissions": {"deny": ["Mcp(github__delete_repo)"]}}"#);
     assert_eq!(
         decide(&gate, &mcp("github", "search"), false),
         Effect::Allow
     );
-    drop(dir);
 }
 
 #[test]

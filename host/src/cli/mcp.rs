@@ -454,7 +454,7 @@ fn get(context: &Context, name: &str, as_json: bool) -> CommandResult {
     let masked_variables = |variable: &str| Context::env(variable).map(|value| mask(&value));
     // The definition that starts under this name (an untrusted local one never replaces yours),
     // decided with the real values, shown with the masked ones.
-    let used = effective_entry(&context.settings, find(servers(context), name)?);
+    let (used, _) = effective_entry(&context.settings, find(servers(context), name)?);
     let mut entry = find(read_servers(&context.settings, &masked_variables), name)?;
     if used.layer != entry.layer
         && let Some(user) = entry.replaces_user_entry.take()

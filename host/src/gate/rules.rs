@@ -8,7 +8,7 @@ use serde_json::Value;
 
 use crate::names::SourceKind;
 use crate::settings::{Layer, Settings};
-use crate::trust::{TrustKey, allow_rule_signed};
+use crate::trust::{allow_rule_signed, user_key};
 
 /// What a rule does when it matches.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
@@ -92,10 +92,7 @@ impl RuleSet {
     /// verifies under the user's key for this project); any other is listed as "not written by
     /// you". A settings file that does not parse or has a misspelt key suspends every allow rule.
     pub fn from_settings(settings: &Settings) -> RuleSet {
-        let key = settings
-            .user_config_dir
-            .as_deref()
-            .and_then(|dir| TrustKey::load(dir).ok().flatten());
+        let key = user_key(settings);
         let mut rules = Vec::new();
         for file in &settings.files {
             let Some(permissions) = file.get("permissions") else {

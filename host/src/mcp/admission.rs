@@ -13,7 +13,7 @@ use sha2::{Digest, Sha256};
 use crate::names::SourceKind;
 use crate::settings::{Layer, Settings};
 use crate::sources::{Scope, admission};
-use crate::trust::{TrustKey, TrustState};
+use crate::trust::{TrustKey, TrustState, user_key};
 
 use super::config::{ServerDefinition, ServerEntry, Transport};
 
@@ -174,10 +174,7 @@ pub fn server_admission(settings: &Settings, entry: &ServerEntry) -> Result<(), 
     if !scope.needs_trust() {
         return Ok(());
     }
-    let key = settings
-        .user_config_dir
-        .as_deref()
-        .and_then(|dir| TrustKey::load(dir).ok().flatten());
+    let key = user_key(settings);
     let digest = key
         .map(|key| entry_digest(settings, entry, definition, &key))
         .unwrap_or_default();
@@ -191,23 +188,26 @@ pub fn server_admission(settings: &Settings, entry: &ServerEntry) -> Result<(), 
     }
 }
 
-/// The entry that starts under `entry`'s name: `entry` itself, except that a local-file entry
-/// that is not trusted never displaces the user's own server of that name (a shipped local file
-/// could otherwise take it over, and once trusted inherit the user's allow rules); the user's is
-/// used, with the local one reported.
-pub fn effective_entry(settings: &Settings, entry: ServerEntry) -> ServerEntry {
-    match (
-        &entry.replaces_user_entry,
-        server_admission(settings, &entry),
-    ) {
+/// The entry that starts under `entry`'s name, with whether it may start (as
+/// [`server_admission`], computed once: it hashes project files). That is `entry` itself, except
+/// that a local-file entry that is not trusted never displaces the user's own server of that name
+/// (a shipped local file could otherwise take it over, and once trusted inherit the user's allow
+/// rules); the user's is used, with the local one reported.
+pub fn effective_entry(
+    settings: &Settings,
+    entry: ServerEntry,
+) -> (ServerEntry, Result<(), String>) {
+    let admitted = server_admission(settings, &entry);
+    match (&entry.replaces_user_entry, admitted) {
         (Some(user), Err(why)) => {
             let mut user = (**user).clone();
             user.refused.push(format!(
                 "the definition in .earshot/settings.local.json is not used: {why}"
             ));
-            user
+            let admitted = server_admission(settings, &user);
+            (user, admitted)
         }
-        _ => entry,
+        (_, admitted) => (entry, admitted),
     }
 }
 

@@ -10,7 +10,7 @@ use serde_json::Value;
 
 use crate::settings::{Layer, Settings};
 
-use super::admission::{effective_entry, server_admission, start_dir};
+use super::admission::{effective_entry, start_dir};
 use super::config::{ServerDefinition, ServerEntry, Transport, read_servers};
 use super::connection::{CallFailure, Connected, Connection, connect, seconds};
 use super::stdio::Ending;
@@ -204,8 +204,8 @@ impl McpServers {
             .into_iter()
             .filter(|entry| only.is_none_or(|name| entry.name == name))
             .map(|entry| effective_entry(settings, entry))
-            .map(|entry| {
-                let state = admit(settings, &entry);
+            .map(|(entry, admitted)| {
+                let state = admit(&entry, admitted);
                 Slot {
                     cwd: start_dir(settings, &entry),
                     project_root: settings
@@ -616,10 +616,10 @@ impl Drop for McpServers {
     }
 }
 
-/// Whether the entry may start: usable definition, and the user's own or trusted. An admitted
-/// entry is `Starting` until `connect_admitted` replaces it.
-fn admit(settings: &Settings, entry: &ServerEntry) -> ServerState {
-    match (&entry.definition, server_admission(settings, entry)) {
+/// The entry's first state from its admission (see `admission::effective_entry`): a usable,
+/// admitted entry is `Starting` until `connect_admitted` replaces it.
+fn admit(entry: &ServerEntry, admitted: Result<(), String>) -> ServerState {
+    match (&entry.definition, admitted) {
         (Err(reason), _) => ServerState::Failed(reason.clone()),
         (Ok(_), Ok(())) => ServerState::Starting,
         (Ok(_), Err(why)) => ServerState::AwaitingTrust(why),

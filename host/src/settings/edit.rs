@@ -28,6 +28,19 @@ pub enum EditError {
     },
 }
 
+impl From<NoLinkError> for EditError {
+    /// A link stays a link (its own message names it); any other failure is an I/O error.
+    fn from(error: NoLinkError) -> EditError {
+        match error {
+            NoLinkError::Io { path, source } => EditError::Io {
+                path,
+                reason: source.to_string(),
+            },
+            link => EditError::Link(link),
+        }
+    }
+}
+
 /// Applies `change` to the JSON object in the user's own settings file `path` (an absent file is
 /// an empty object) and writes the result atomically. Links are followed: the user's config dir is
 /// theirs to arrange (dotfile managers link `settings.json`). For a file inside a project use
@@ -67,25 +80,18 @@ fn edit(
         path: path.to_path_buf(),
         reason: reason.to_string(),
     };
-    let link = |error: NoLinkError| match error {
-        NoLinkError::Io { path, source } => EditError::Io {
-            path,
-            reason: source.to_string(),
-        },
-        link => EditError::Link(link),
-    };
     let dir = path.parent().ok_or_else(|| EditError::Io {
         path: path.to_path_buf(),
         reason: "it has no parent directory".into(),
     })?;
     let lock_path = lock_path_for(path);
     if let Some(root) = project_root {
-        refuse_links_below(root, path).map_err(link)?;
-        refuse_links_below(root, &lock_path).map_err(link)?;
+        refuse_links_below(root, path)?;
+        refuse_links_below(root, &lock_path)?;
     }
     std::fs::create_dir_all(dir).map_err(io)?;
     let lock = if project_root.is_some() {
-        open_lock_no_follow(&lock_path).map_err(link)?
+        open_lock_no_follow(&lock_path)?
     } else {
         std::fs::OpenOptions::new()
             .create(true)
@@ -97,7 +103,7 @@ fn edit(
     lock.lock().map_err(io)?;
 
     let text = if project_root.is_some() {
-        read_text_no_follow(path, MAX_EDITED_BYTES).map_err(link)?
+        read_text_no_follow(path, MAX_EDITED_BYTES)?
     } else {
         match std::fs::read_to_string(path) {
             Ok(text) => Some(text),

@@ -11,10 +11,10 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 
-use crate::settings::{EditError, Layer, Settings, edit_project_settings, edit_settings};
+use crate::settings::{EditError, Layer, Settings, edit_settings};
 
 use super::key::{TrustError, TrustKey};
-use super::record::{RecordError, ignore_local_settings};
+use super::record::{RecordError, edit_local_file, object_at, signed_record};
 
 /// The kind a signed allow rule is recorded under: `trust.allow.<rule>`.
 const ALLOW_RECORDS: &str = "allow";
@@ -70,37 +70,16 @@ pub fn write_rule(
     rule: &str,
     file: RuleFile,
 ) -> Result<PathBuf, RecordError> {
-    let config_dir = settings.user_config_dir.as_deref();
-    let path = match file {
-        RuleFile::User => config_dir
-            .ok_or(RecordError::Key(TrustError::NoConfigDir))?
-            .join("settings.json"),
-        RuleFile::Local => {
-            let project = settings.project.as_ref().ok_or(RecordError::NoProject)?;
-            if settings.local_file_refused() {
-                return Err(RecordError::LocalFileNotYours);
-            }
-            project.local_settings()
-        }
-    };
     let signature = match (file, effect) {
         (RuleFile::Local, "allow") => {
-            let project = settings.project.as_ref().ok_or(RecordError::NoProject)?;
-            let key = TrustKey::load_or_create(config_dir.ok_or(TrustError::NoConfigDir)?)?;
-            Some(json!({
-                "project": project.root.to_string_lossy(),
-                "signature": key.sign(&project.root, ALLOW_SIGNATURE_KIND, rule, ""),
-            }))
+            Some(signed_record(settings, ALLOW_SIGNATURE_KIND, rule, None)?)
         }
         _ => None,
     };
     let mut shape_problem = None;
     let change = |value: &mut Value| {
         let root = value.as_object_mut().expect("settings files hold objects");
-        let list = root
-            .entry("permissions")
-            .or_insert_with(|| json!({}))
-            .as_object_mut()
+        let list = object_at(root, "permissions")
             .map(|permissions| permissions.entry(effect).or_insert_with(|| json!([])))
             .and_then(Value::as_array_mut);
         let Some(list) = list else {
@@ -113,13 +92,7 @@ pub fn write_rule(
             list.push(Value::String(rule.to_string()));
         }
         if let Some(record) = signature {
-            let records = root
-                .entry("trust")
-                .or_insert_with(|| json!({}))
-                .as_object_mut()
-                .map(|trust| trust.entry(ALLOW_RECORDS).or_insert_with(|| json!({})))
-                .and_then(Value::as_object_mut);
-            match records {
+            match object_at(root, "trust").and_then(|trust| object_at(trust, ALLOW_RECORDS)) {
                 Some(records) => {
                     records.insert(rule.to_string(), record);
                 }
@@ -132,27 +105,26 @@ pub fn write_rule(
             }
         }
     };
-    let edited = match (file, &settings.project) {
-        (RuleFile::Local, Some(project)) => {
-            // The .gitignore first: if it cannot be written (a link), the rule is not written.
-            ignore_local_settings(&project.root).map_err(|source| RecordError::Edit {
-                path: project.root.join(".gitignore"),
+    let path = match file {
+        RuleFile::Local => edit_local_file(settings, change)?,
+        RuleFile::User => {
+            let path = settings
+                .user_config_dir
+                .as_deref()
+                .ok_or(RecordError::Key(TrustError::NoConfigDir))?
+                .join("settings.json");
+            edit_settings(&path, change).map_err(|source| RecordError::Edit {
+                path: path.clone(),
                 source,
             })?;
-            edit_project_settings(&project.root, &path, change)
+            path
         }
-        _ => edit_settings(&path, change),
     };
-    let edit_error = |source: EditError| RecordError::Edit {
-        path: path.clone(),
-        source,
-    };
-    edited.map_err(edit_error)?;
     if let Some(reason) = shape_problem {
-        return Err(edit_error(EditError::Io {
+        return Err(RecordError::Edit {
             path: path.clone(),
-            reason,
-        }));
+            source: EditError::Io { path, reason },
+        });
     }
     Ok(path)
 }

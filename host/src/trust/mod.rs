@@ -22,6 +22,15 @@ pub use record::{RecordError, TrustState, record_trust, remove_trust, trust_stat
 
 use sha2::{Digest, Sha256};
 
+/// The user's trust key, when there is a usable one: what every signed record and grant is
+/// checked against (no key, or an unusable one, means nothing signed counts).
+pub fn user_key(settings: &crate::settings::Settings) -> Option<TrustKey> {
+    settings
+        .user_config_dir
+        .as_deref()
+        .and_then(|dir| TrustKey::load(dir).ok().flatten())
+}
+
 /// `sha256:<hex>` of `bytes`: the digest format of trust records.
 pub fn digest_of(bytes: &[u8]) -> String {
     format!("sha256:{}", hex::encode(Sha256::digest(bytes)))

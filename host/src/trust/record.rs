@@ -6,8 +6,7 @@ use serde_json::{Value, json};
 
 use crate::names::SourceKind;
 use crate::settings::{
-    EditError, Layer, NoLinkError, Settings, edit_project_settings, read_text_no_follow,
-    refuse_links_below,
+    EditError, Layer, Settings, edit_project_settings, read_text_no_follow, refuse_links_below,
 };
 
 use super::key::{TrustError, TrustKey};
@@ -172,29 +171,9 @@ pub fn record_trust(
     name: &str,
     digest: &str,
 ) -> Result<(), RecordError> {
-    let project = settings.project.as_ref().ok_or(RecordError::NoProject)?;
-    if settings.local_file_refused() {
-        return Err(RecordError::LocalFileNotYours);
-    }
-    let config_dir = settings
-        .user_config_dir
-        .as_deref()
-        .ok_or(TrustError::NoConfigDir)?;
-    let key = TrustKey::load_or_create(config_dir)?;
-    let signature = key.sign(&project.root, kind.cli_noun(), name, digest);
-    let record = json!({
-        "digest": digest,
-        "project": project.root.to_string_lossy(),
-        "signature": signature,
-    });
-    // The .gitignore first: if it cannot be written (a link), no record is written either.
-    ignore_local_settings(&project.root).map_err(|source| RecordError::Edit {
-        path: project.root.join(".gitignore"),
-        source,
-    })?;
-    let path = project.local_settings();
+    let record = signed_record(settings, kind.cli_noun(), name, Some(digest))?;
     let mut shape_ok = true;
-    edit_project_settings(&project.root, &path, |value| {
+    let path = edit_local_file(settings, |value| {
         let root = value.as_object_mut().expect("settings files hold objects");
         match object_at(root, "trust").and_then(|trust| object_at(trust, kind.cli_noun())) {
             Some(kind_map) => {
@@ -202,16 +181,12 @@ pub fn record_trust(
             }
             None => shape_ok = false,
         }
-    })
-    .map_err(|source| RecordError::Edit {
-        path: path.clone(),
-        source,
     })?;
     if !shape_ok {
         return Err(RecordError::Edit {
             path: path.clone(),
             source: EditError::Io {
-                path: path.clone(),
+                path,
                 reason: format!(
                     "\"trust\" or \"trust.{}\" there is not an object; fix it by hand, nothing was changed",
                     kind.cli_noun()
@@ -220,6 +195,67 @@ pub fn record_trust(
         });
     }
     Ok(())
+}
+
+/// The project whose local file earshot may write: there is a project, and its local file is
+/// not refused (a link, or someone else's).
+fn usable_local_file(settings: &Settings) -> Result<&crate::settings::ProjectPaths, RecordError> {
+    let project = settings.project.as_ref().ok_or(RecordError::NoProject)?;
+    if settings.local_file_refused() {
+        return Err(RecordError::LocalFileNotYours);
+    }
+    Ok(project)
+}
+
+/// A record signed with the user's key (created on first use) for this project: `project` and
+/// `signature` over the kind, the name and `digest` (an empty digest when `None`), plus
+/// `digest` itself when given.
+///
+/// # Errors
+/// [`RecordError::NoProject`], or the key's [`TrustError`].
+pub(super) fn signed_record(
+    settings: &Settings,
+    kind: &str,
+    name: &str,
+    digest: Option<&str>,
+) -> Result<Value, RecordError> {
+    let project = usable_local_file(settings)?;
+    let config_dir = settings
+        .user_config_dir
+        .as_deref()
+        .ok_or(TrustError::NoConfigDir)?;
+    let key = TrustKey::load_or_create(config_dir)?;
+    let signature = key.sign(&project.root, kind, name, digest.unwrap_or_default());
+    let mut record = serde_json::Map::new();
+    if let Some(digest) = digest {
+        record.insert("digest".into(), digest.into());
+    }
+    record.insert("project".into(), project.root.to_string_lossy().into());
+    record.insert("signature".into(), signature.into());
+    Ok(Value::Object(record))
+}
+
+/// Applies `change` to the project's local settings file, the one place earshot writes what it
+/// signs: refused when that file (or its folder) is a link or someone else's, and `.gitignore`
+/// gets the file first, so nothing is recorded when that cannot be done. Returns the file.
+///
+/// # Errors
+/// A [`RecordError`] when there is no project, the file is refused, or an edit fails.
+pub(super) fn edit_local_file(
+    settings: &Settings,
+    change: impl FnOnce(&mut Value),
+) -> Result<PathBuf, RecordError> {
+    let project = usable_local_file(settings)?;
+    ignore_local_settings(&project.root).map_err(|source| RecordError::Edit {
+        path: project.root.join(".gitignore"),
+        source,
+    })?;
+    let path = project.local_settings();
+    edit_project_settings(&project.root, &path, change).map_err(|source| RecordError::Edit {
+        path: path.clone(),
+        source,
+    })?;
+    Ok(path)
 }
 
 /// Removes the record for `kind`/`name`; returns whether there was one. The same refusals as
@@ -232,10 +268,7 @@ pub fn remove_trust(
     kind: SourceKind,
     name: &str,
 ) -> Result<bool, RecordError> {
-    let project = settings.project.as_ref().ok_or(RecordError::NoProject)?;
-    if settings.local_file_refused() {
-        return Err(RecordError::LocalFileNotYours);
-    }
+    let project = usable_local_file(settings)?;
     let path = project.local_settings();
     if std::fs::symlink_metadata(&path).is_err() {
         return Ok(false);
@@ -256,7 +289,7 @@ pub fn remove_trust(
 
 /// The object at `key`, created when absent; `None` when something else is there (which is the
 /// user's to fix and is never replaced).
-fn object_at<'a>(
+pub(super) fn object_at<'a>(
     map: &'a mut serde_json::Map<String, Value>,
     key: &str,
 ) -> Option<&'a mut serde_json::Map<String, Value>> {
@@ -271,19 +304,10 @@ const IGNORED: &[&str] = &[
 
 /// Adds the local settings file (and its lock) to `.gitignore`, keeping everything else. A
 /// `.gitignore` that is a symbolic link is refused, never read or replaced.
-pub(super) fn ignore_local_settings(root: &Path) -> Result<(), EditError> {
+fn ignore_local_settings(root: &Path) -> Result<(), EditError> {
     let path = root.join(".gitignore");
-    let refused = |error: NoLinkError| match error {
-        NoLinkError::Io { path, source } => EditError::Io {
-            path,
-            reason: source.to_string(),
-        },
-        link => EditError::Link(link),
-    };
-    refuse_links_below(root, &path).map_err(refused)?;
-    let existing = read_text_no_follow(&path, 4 << 20)
-        .map_err(refused)?
-        .unwrap_or_default();
+    refuse_links_below(root, &path)?;
+    let existing = read_text_no_follow(&path, 4 << 20)?.unwrap_or_default();
     let missing: Vec<&str> = IGNORED
         .iter()
         .copied()

@@ -4,29 +4,72 @@
 /// erase or overwrite what the prompt shows), folds newlines and tabs to spaces, and caps the
 /// result at `max_chars` characters, marking the cut with `…`.
 pub fn sanitise_for_terminal(text: &str, max_chars: usize) -> String {
+    let (mut clean, cut) = one_line(text, max_chars, Breaks::AsSpace);
+    if cut > 0 {
+        clean.push('…');
+    }
+    clean
+}
+
+/// As [`sanitise_for_terminal`], but CR, LF and tab are shown as the visible escapes `\r`, `\n`
+/// and `\t` (for a log record, which must stay one line yet keep what the text said), and the
+/// cut says how many characters were left out.
+pub fn sanitise_escaping_breaks(text: &str, max_chars: usize) -> String {
+    let (mut clean, cut) = one_line(text, max_chars, Breaks::Escaped);
+    if cut > 0 {
+        clean.push_str(&format!("… ({cut} more characters)"));
+    }
+    clean
+}
+
+/// How [`one_line`] shows a line break or a tab.
+#[derive(Clone, Copy)]
+enum Breaks {
+    AsSpace,
+    Escaped,
+}
+
+/// `text` on one line with escape sequences, control characters, bidi overrides and invisible
+/// formatting characters removed, at most `max_chars` characters shown; with how many characters
+/// of `text` were left out at the cut (0 when none was).
+fn one_line(text: &str, max_chars: usize, breaks: Breaks) -> (String, usize) {
     let mut clean = String::with_capacity(text.len().min(max_chars * 4));
     let mut chars = text.chars().peekable();
     let mut count = 0;
     while let Some(c) = chars.next() {
-        let shown = match c {
-            '\u{1b}' => {
+        let escaped = match (c, breaks) {
+            ('\u{1b}', _) => {
                 earshot_terminal_text::skip_escape_sequence(&mut chars);
                 continue;
             }
-            '\n' | '\t' | '\r' => ' ',
-            c if earshot_terminal_text::is_bidi_override(c) => continue,
-            '\u{200b}'..='\u{200f}' | '\u{2060}'..='\u{2064}' | '\u{feff}' => continue,
-            c if c.is_control() => continue,
-            c => c,
+            ('\n' | '\t' | '\r', Breaks::AsSpace) => None,
+            ('\r', Breaks::Escaped) => Some("\\r"),
+            ('\n', Breaks::Escaped) => Some("\\n"),
+            ('\t', Breaks::Escaped) => Some("\\t"),
+            (c, _) if is_invisible(c) || c.is_control() => continue,
+            _ => None,
         };
         if count == max_chars {
-            clean.push('…');
-            break;
+            return (clean, 1 + chars.count());
         }
-        clean.push(shown);
+        match (escaped, c) {
+            (Some(shown), _) => clean.push_str(shown),
+            (None, '\n' | '\t' | '\r') => clean.push(' '),
+            (None, c) => clean.push(c),
+        }
         count += 1;
     }
-    clean
+    (clean, 0)
+}
+
+/// Characters that change how a line looks without showing themselves: bidi overrides,
+/// zero-width and joiner characters, line and paragraph separators, the byte-order mark.
+fn is_invisible(c: char) -> bool {
+    earshot_terminal_text::is_bidi_override(c)
+        || matches!(
+            c,
+            '\u{200b}'..='\u{200f}' | '\u{2028}' | '\u{2029}' | '\u{2060}'..='\u{2064}' | '\u{feff}'
+        )
 }
 
 /// Removes escape sequences and control characters except newline and tab, keeping the lines:

@@ -13,7 +13,7 @@ mod prompter;
 mod rules;
 
 pub use decision::{DecidedBy, Decision, Gate, Outcome, PermissionPrompt, ToolRequest};
-pub use display::{sanitise_for_terminal, strip_for_terminal};
+pub use display::{sanitise_escaping_breaks, sanitise_for_terminal, strip_for_terminal};
 pub use prompter::{NonInteractivePrompter, PromptAnswer, Prompter, TerminalPrompter};
 pub use rules::{
     Effect, Matched, OTHER_TOOL, OTHER_TOOL_KEYWORDS, Origin, Rule, RuleSet, parse_rule, shell_word,

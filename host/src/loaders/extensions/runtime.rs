@@ -40,36 +40,7 @@ pub const CONSOLE_MAX_CHARS: usize = 4_000;
 /// are shown as the visible escapes `\r`, `\n` and `\t` (so a message cannot draw a line of its
 /// own, such as a fake prompt); and it is capped at [`CONSOLE_MAX_CHARS`] characters.
 pub fn sanitise_console(message: &str) -> String {
-    let mut clean = String::with_capacity(message.len().min(CONSOLE_MAX_CHARS * 4));
-    let mut chars = message.chars().peekable();
-    let mut shown = 0;
-    while let Some(c) = chars.next() {
-        let visible = match c {
-            '\u{1b}' => {
-                earshot_terminal_text::skip_escape_sequence(&mut chars);
-                continue;
-            }
-            '\r' => "\\r",
-            '\n' => "\\n",
-            '\t' => "\\t",
-            c if earshot_terminal_text::is_bidi_override(c) => continue,
-            '\u{200b}'..='\u{200f}' | '\u{2028}' | '\u{2029}' | '\u{feff}' => continue,
-            c if c.is_control() => continue,
-            _ => "",
-        };
-        if shown == CONSOLE_MAX_CHARS {
-            let rest = 1 + chars.count();
-            clean.push_str(&format!("… ({rest} more characters)"));
-            break;
-        }
-        shown += 1;
-        if visible.is_empty() {
-            clean.push(c);
-        } else {
-            clean.push_str(visible);
-        }
-    }
-    clean
+    crate::gate::sanitise_escaping_breaks(message, CONSOLE_MAX_CHARS)
 }
 
 /// Sends `console.*` of one extension to tracing, under target `earshot::extension`, sanitised by

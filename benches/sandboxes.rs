@@ -3,6 +3,9 @@
 //! `cargo bench -p earshot-host --bench sandboxes` prints a Markdown table: median time per call
 //! for each pair, and the ratio sandboxed / native. Figures in README come from this output.
 
+#[path = "../tests/all/common/fixtures.rs"]
+mod fixtures;
+
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
@@ -187,7 +190,7 @@ fn main() {
         from_nothing,
     );
 
-    let hello = std::fs::read(env!("EARSHOT_GUEST_HELLO_TOOL_WASM")).expect("hello component");
+    let hello = std::fs::read(fixtures::hello_wasm()).expect("hello component");
     let tool_cache = per_call(11, || {
         black_box(
             ToolComponent::load(

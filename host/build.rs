@@ -1,8 +1,10 @@
-//! Builds every wasm guest in the workspace for `wasm32-wasip2` during the normal `cargo build`.
+//! Builds the library's own wasm guests (schema validator, MCP output parser) for `wasm32-wasip2`
+//! during the normal `cargo build`, and precompiles them for this machine.
 //!
-//! The host's own components (schema validator, MCP output parser) are embedded with
-//! `include_bytes!`; every guest's path is handed to tests, benchmarks and the demo through an
-//! `EARSHOT_GUEST_<STEM>_WASM` environment variable. Each guest is built in its own nested cargo run
+//! They are embedded with `include_bytes!`; their paths also reach benchmarks through an
+//! `EARSHOT_GUEST_<STEM>_WASM` environment variable. Test fixtures (fixtures/components) are not
+//! built here: the tests build them (tests/all/common/fixtures.rs), so the library does not depend
+//! on the workspace's fixture folders. Each guest is built in its own nested cargo run
 //! (so that guest-sdk features are not unified across worlds) into `<target>/guests`, with the
 //! outer build's flags removed so that host-only settings never leak into a wasm build.
 
@@ -13,16 +15,10 @@ use std::env;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// The host's own components, precompiled here so that a fresh machine never waits for Cranelift.
-const PRECOMPILED: &[&str] = &["earshot_schema_validator", "earshot_mcp_output"];
-
-/// (package, wasm file stem). The host embeds the first two; the others are test fixtures.
+/// (package, wasm file stem): the guests the host embeds.
 const GUESTS: &[(&str, &str)] = &[
     ("earshot-schema-validator", "earshot_schema_validator"),
     ("earshot-mcp-output", "earshot_mcp_output"),
-    ("hello-tool", "hello_tool"),
-    ("hostile-tool", "hostile_tool"),
-    ("future-tool", "future_tool"),
 ];
 
 const TARGET: &str = "wasm32-wasip2";
@@ -54,7 +50,6 @@ fn main() {
         "guest-sdk",
         "host/guests",
         "host/terminal-text",
-        "fixtures/components",
         "Cargo.lock",
     ] {
         println!(
@@ -87,17 +82,15 @@ fn main() {
                 copied.display()
             )
         });
-        if PRECOMPILED.contains(stem) {
-            precompile(&copied, &out_dir.join(format!("{stem}.cwasm")));
-            // The cache key, so the host need not hash megabytes of wasm on every start.
-            let bytes = std::fs::read(&copied).expect("just copied");
-            println!(
-                "cargo:rustc-env=EARSHOT_GUEST_{}_SHA256={}",
-                stem.to_uppercase(),
-                sha256_hex(&bytes)
-            );
-        }
-        // Tests, benchmarks and the demo find every built guest through these.
+        precompile(&copied, &out_dir.join(format!("{stem}.cwasm")));
+        // The cache key, so the host need not hash megabytes of wasm on every start.
+        let bytes = std::fs::read(&copied).expect("just copied");
+        println!(
+            "cargo:rustc-env=EARSHOT_GUEST_{}_SHA256={}",
+            stem.to_uppercase(),
+            sha256_hex(&bytes)
+        );
+        // Tests and benchmarks find the built guests through these.
         println!(
             "cargo:rustc-env=EARSHOT_GUEST_{}_WASM={}",
             stem.to_uppercase(),

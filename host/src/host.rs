@@ -1,12 +1,17 @@
 //! A loaded session: settings, the gate, the sandboxes, MCP servers, and every tool in one
 //! registry, plus what a model is shown of it (`tool_search` past 25 MCP tools).
+//!
+//! Built by [`HostBuilder`] and used from async code: loading, listing, calling and shutting
+//! down are `async`, run on the embedder's tokio runtime, and never block on a runtime of their
+//! own, so the earshot agent loop, an ACP or MCP server and the `earshot` command hold the same
+//! [`Host`].
 
 use std::collections::BTreeSet;
 use std::sync::{Arc, Mutex, RwLock, RwLockReadGuard};
 
 use serde_json::{Value, json};
 
-use crate::dispatch::{CallError, ToolOutput, call_registered};
+use crate::dispatch::call_registered;
 use crate::gate::{Gate, Prompter};
 use crate::loaders::components::load_components;
 use crate::loaders::extensions::{limits_from_settings, load_extensions};
@@ -16,13 +21,22 @@ use crate::mcp::{
     StartProgress, TOOL_SEARCH_NAME, read_servers, search,
 };
 use crate::names::SourceKind;
-use crate::registry::{RegisteredTool, Runner, ToolRegistry};
+use crate::registry::{RegisteredTool, ToolRegistry};
+use crate::runner::{CallError, ToolOutput};
 use crate::sandbox::{
     ComponentCache, McpOutputParser, SandboxEngine, SandboxError, SandboxLimits, SchemaValidator,
 };
 use crate::settings::Settings;
 
-/// Everything a session needs to list and call tools.
+/// Looks up an environment variable for `${VAR}` in server definitions.
+type EnvLookup = Arc<dyn Fn(&str) -> Option<String> + Send + Sync>;
+
+/// Hears each MCP server as it finishes starting (for a progress line).
+type ProgressCallback = Box<dyn FnMut(StartProgress<'_>) + Send>;
+
+/// Everything a session needs to list and call tools. Hold it in an `Arc` to share it between
+/// tasks: every method takes `&self`, and calls from concurrent tasks run concurrently (MCP calls
+/// excepted: they are serialised, as the spec says).
 pub struct Host {
     settings: Settings,
     gate: Gate,
@@ -35,6 +49,7 @@ pub struct Host {
 
 /// One tool as a model is shown it.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[non_exhaustive]
 pub struct ModelTool {
     /// The name the model calls it by (namespaced, or a stable alias).
     pub name: String,
@@ -50,66 +65,159 @@ pub struct ModelTool {
     pub kind: Option<SourceKind>,
 }
 
-impl Host {
-    /// Loads every source the settings allow, with the user's component cache.
+/// Builds a [`Host`]: the settings, and optionally the sandbox engine, the compiled-component
+/// cache, component limits, MCP timeouts, a start-up progress callback, an environment for
+/// `${VAR}` in server definitions, and the tokio runtime the session lives on.
+pub struct HostBuilder {
+    settings: Settings,
+    engine: Option<SandboxEngine>,
+    cache: Option<ComponentCache>,
+    limits: SandboxLimits,
+    mcp_options: Option<McpOptions>,
+    progress: Option<ProgressCallback>,
+    env: Option<EnvLookup>,
+    runtime: Option<tokio::runtime::Handle>,
+}
+
+impl HostBuilder {
+    /// A builder for a session on `settings`, with every other part at its default.
+    pub fn new(settings: Settings) -> HostBuilder {
+        HostBuilder {
+            settings,
+            engine: None,
+            cache: None,
+            limits: SandboxLimits::TOOL_COMPONENT,
+            mcp_options: None,
+            progress: None,
+            env: None,
+            runtime: None,
+        }
+    }
+
+    /// The sandbox engine (default: the process-wide shared engine).
+    pub fn engine(mut self, engine: SandboxEngine) -> HostBuilder {
+        self.engine = Some(engine);
+        self
+    }
+
+    /// The compiled-component cache (default: `cache/components` under the settings' user
+    /// config dir, or none when there is no config dir).
+    pub fn cache(mut self, cache: ComponentCache) -> HostBuilder {
+        self.cache = Some(cache);
+        self
+    }
+
+    /// Memory and CPU limits of every tool component (default: [`SandboxLimits::TOOL_COMPONENT`]).
+    pub fn component_limits(mut self, limits: SandboxLimits) -> HostBuilder {
+        self.limits = limits;
+        self
+    }
+
+    /// MCP timeouts and back-off (default: from the settings, [`McpOptions::from_settings`]).
+    pub fn mcp_options(mut self, options: McpOptions) -> HostBuilder {
+        self.mcp_options = Some(options);
+        self
+    }
+
+    /// Called as each MCP server finishes starting (connected or failed).
+    pub fn progress(
+        mut self,
+        progress: impl FnMut(StartProgress<'_>) + Send + 'static,
+    ) -> HostBuilder {
+        self.progress = Some(Box::new(progress));
+        self
+    }
+
+    /// Where `${VAR}` in server definitions is looked up (default: this process's environment).
+    pub fn env(
+        mut self,
+        lookup: impl Fn(&str) -> Option<String> + Send + Sync + 'static,
+    ) -> HostBuilder {
+        self.env = Some(Arc::new(lookup));
+        self
+    }
+
+    /// The runtime the session's MCP connections live on (default: the runtime `build` is
+    /// awaited on). It needs IO and time enabled.
+    pub fn runtime(mut self, handle: tokio::runtime::Handle) -> HostBuilder {
+        self.runtime = Some(handle);
+        self
+    }
+
+    /// Loads every source the settings allow: components and extensions on tokio's blocking
+    /// pool, MCP servers concurrently on the session's runtime.
     ///
     /// # Errors
     /// A [`SandboxError`] only if the host's own sandbox components cannot start; every
     /// problem with a source is recorded in the registry instead.
-    pub fn load(settings: Settings) -> Result<Host, SandboxError> {
-        Host::load_with(
+    ///
+    /// # Panics
+    /// If awaited outside a tokio runtime and no [`HostBuilder::runtime`] was given.
+    pub async fn build(self) -> Result<Host, SandboxError> {
+        match self.runtime.clone() {
+            Some(handle) => handle
+                .spawn(self.build_here())
+                .await
+                .unwrap_or_else(|joined| std::panic::resume_unwind(joined.into_panic())),
+            None => self.build_here().await,
+        }
+    }
+
+    async fn build_here(self) -> Result<Host, SandboxError> {
+        let HostBuilder {
             settings,
-            &SandboxEngine::shared(),
-            &ComponentCache::user(),
-            SandboxLimits::TOOL_COMPONENT,
-        )
-    }
-
-    /// Loads with an explicit engine, cache and component limits (for embedders and tests).
-    ///
-    /// # Errors
-    /// As [`Host::load`].
-    pub fn load_with(
-        settings: Settings,
-        engine: &SandboxEngine,
-        cache: &ComponentCache,
-        limits: SandboxLimits,
-    ) -> Result<Host, SandboxError> {
-        let options = McpOptions::from_settings(&settings);
-        Host::load_with_mcp(settings, engine, cache, limits, options, &mut |_| {})
-    }
-
-    /// Loads with explicit MCP timeouts, reporting each server as it finishes starting.
-    ///
-    /// # Errors
-    /// As [`Host::load`].
-    pub fn load_with_mcp(
-        settings: Settings,
-        engine: &SandboxEngine,
-        cache: &ComponentCache,
-        limits: SandboxLimits,
-        mcp_options: McpOptions,
-        progress: &mut dyn FnMut(StartProgress<'_>),
-    ) -> Result<Host, SandboxError> {
-        let validator = SchemaValidator::new(engine, cache)?;
-        let mut registry = ToolRegistry::new();
-        load_components(&settings, engine, cache, &validator, limits, &mut registry);
-        let extension_limits = limits_from_settings(&settings);
-        load_extensions(&settings, &validator, extension_limits, &mut registry);
-        let env = |name: &str| std::env::var(name).ok();
-        let (mcp, parser) = if read_servers(&settings, &env).is_empty() {
-            (None, None)
-        } else {
-            let parser = Arc::new(McpOutputParser::new(engine, cache)?);
-            let servers = Arc::new(McpServers::start(
+            engine,
+            cache,
+            limits,
+            mcp_options,
+            mut progress,
+            env,
+            runtime: _,
+        } = self;
+        let engine = engine.unwrap_or_else(SandboxEngine::shared);
+        let cache = cache.unwrap_or_else(|| match &settings.user_config_dir {
+            Some(dir) => ComponentCache::in_dir(dir.join("cache").join("components")),
+            None => ComponentCache::disabled(),
+        });
+        let env: EnvLookup = env.unwrap_or_else(|| Arc::new(|name: &str| std::env::var(name).ok()));
+        let mcp_options = mcp_options.unwrap_or_else(|| McpOptions::from_settings(&settings));
+        let wants_mcp = !read_servers(&settings, &*env).is_empty();
+        // Compiling components and running extensions' top levels is blocking work.
+        let (settings, validator, mut registry, parser) = blocking(move || {
+            let validator = SchemaValidator::new(&engine, &cache)?;
+            let mut registry = ToolRegistry::new();
+            load_components(
                 &settings,
-                &env,
-                mcp_options,
-                None,
-                progress,
-            ));
-            load_mcp_tools(&servers, &validator, &parser, &mut registry);
-            (Some(servers), Some(parser))
+                &engine,
+                &cache,
+                &validator,
+                limits,
+                &mut registry,
+            );
+            let extension_limits = limits_from_settings(&settings);
+            load_extensions(&settings, &validator, extension_limits, &mut registry);
+            let parser = if wants_mcp {
+                Some(Arc::new(McpOutputParser::new(&engine, &cache)?))
+            } else {
+                None
+            };
+            Ok::<_, SandboxError>((settings, validator, registry, parser))
+        })
+        .await?;
+        let mcp = match &parser {
+            Some(parser) => {
+                let mut report = |step: StartProgress<'_>| {
+                    if let Some(progress) = progress.as_mut() {
+                        progress(step);
+                    }
+                };
+                let servers = Arc::new(
+                    McpServers::start(&settings, &*env, mcp_options, None, &mut report).await,
+                );
+                load_mcp_tools(&servers, &validator, parser, &mut registry);
+                Some(servers)
+            }
+            None => None,
         };
         let gate = Gate::from_settings(&settings);
         Ok(Host {
@@ -122,7 +230,16 @@ impl Host {
             surfaced: Mutex::new(BTreeSet::new()),
         })
     }
+}
 
+/// Runs blocking work on tokio's blocking pool, passing a panic on to the caller.
+async fn blocking<T: Send + 'static>(work: impl FnOnce() -> T + Send + 'static) -> T {
+    tokio::task::spawn_blocking(work)
+        .await
+        .unwrap_or_else(|joined| std::panic::resume_unwind(joined.into_panic()))
+}
+
+impl Host {
     /// The settings this session loaded.
     pub fn settings(&self) -> &Settings {
         &self.settings
@@ -145,11 +262,11 @@ impl Host {
 
     /// Picks up tool lists that servers announced as changed (`notifications/tools/list_changed`);
     /// returns the servers whose tools were listed again. Listing and calling do this first.
-    pub fn refresh_changed_tools(&self) -> Vec<String> {
+    pub async fn refresh_changed_tools(&self) -> Vec<String> {
         let (Some(servers), Some(parser)) = (&self.mcp, &self.parser) else {
             return Vec::new();
         };
-        let changed = servers.refresh_changed();
+        let changed = servers.refresh_changed().await;
         if !changed.is_empty() {
             let mut registry = self.registry.write().unwrap_or_else(|p| p.into_inner());
             for server in &changed {
@@ -161,8 +278,8 @@ impl Host {
 
     /// Whether MCP tools are reached through `tool_search` (more than 25 of them), after picking
     /// up announced tool-list changes.
-    pub fn tool_search_active(&self) -> bool {
-        self.refresh_changed_tools();
+    pub async fn tool_search_active(&self) -> bool {
+        self.refresh_changed_tools().await;
         self.counted_tool_search_active()
     }
 
@@ -176,8 +293,8 @@ impl Host {
 
     /// Exactly what a model is shown: every extension and component tool, and either every MCP
     /// tool (25 or fewer) or `tool_search` plus the MCP tools it surfaced in this session.
-    pub fn model_tools(&self) -> Vec<ModelTool> {
-        self.refresh_changed_tools();
+    pub async fn model_tools(&self) -> Vec<ModelTool> {
+        self.refresh_changed_tools().await;
         let searching = self.counted_tool_search_active();
         let surfaced = self
             .surfaced
@@ -204,14 +321,15 @@ impl Host {
     /// an MCP tool that is neither listed nor surfaced cannot be called.
     ///
     /// # Errors
-    /// A [`CallError`] saying why it did not run or did not finish.
-    pub fn call(
+    /// A [`CallError`] saying why it did not run or did not finish; a runtime failure carries
+    /// its typed [`FailureCause`](crate::FailureCause).
+    pub async fn call(
         &self,
         name: &str,
         input_json: &str,
         prompter: &dyn Prompter,
     ) -> Result<ToolOutput, CallError> {
-        self.refresh_changed_tools();
+        self.refresh_changed_tools().await;
         let searching = self.counted_tool_search_active();
         if name == TOOL_SEARCH_NAME && searching {
             return self.tool_search(input_json);
@@ -233,7 +351,16 @@ impl Host {
         {
             return Err(CallError::NotListed(tool.id.namespaced()));
         }
-        call_registered(&tool, &self.gate, &self.validator, prompter, input_json)
+        call_registered(&tool, &self.gate, &self.validator, prompter, input_json).await
+    }
+
+    /// Ends every MCP server and waits until they are gone (stdin closed, then SIGTERM, then
+    /// SIGKILL after a grace period, all servers at once). Dropping a `Host` without it neither
+    /// blocks nor panics: the same sequence then runs in the background on the session's runtime.
+    pub async fn shutdown(&self) {
+        if let Some(servers) = &self.mcp {
+            servers.shut_down().await;
+        }
     }
 
     /// `tool_search`: ranks the MCP tools by the query, returns at most ten, and keeps what it
@@ -268,15 +395,7 @@ impl Host {
             .iter()
             .map(|tool| SearchDocument {
                 name: tool.id.namespaced(),
-                text: match &tool.runner {
-                    Runner::Mcp(runner) => format!(
-                        "{} {} {}",
-                        tool.id.tool(),
-                        runner.title.as_deref().unwrap_or(""),
-                        tool.description
-                    ),
-                    _ => format!("{} {}", tool.id.tool(), tool.description),
-                },
+                text: tool.runner.search_text(&tool.id, &tool.description),
             })
             .collect();
         let found = search(&documents, query, limit);

@@ -4,11 +4,17 @@
 //! WebAssembly components), gives every tool one namespaced name, and sends every call through
 //! one permission gate.
 //!
+//! An embedder builds a [`Host`] with [`HostBuilder`] inside its own tokio runtime, lists
+//! [`Host::model_tools`], and calls tools with [`Host::call`], answering asks through its own
+//! [`Prompter`]; `host/examples/embed.rs` is a whole agent loop. The folders:
+//!
 //! * [`host`] — a loaded session: settings, gate, sandboxes, registry.
 //! * [`gate`] — THE GATE: rules, decisions, prompters.
-//! * [`dispatch`] — the only code that runs a tool (after the gate allows it).
-//! * [`registry`] — one namespace for every tool.
-//! * [`loaders`] — sources into registered tools (components so far).
+//! * `dispatch` — the only code that runs a tool (after the gate allows it).
+//! * `runner` — the one seam every source kind's runtime implements, and what a call returns.
+//! * `registry` — one namespace for every tool.
+//! * `loaders` — sources into registered tools (components, extensions, MCP servers' tools).
+//! * `extensions` — the extension runtime: one Boa context on its own JS thread each.
 //! * [`settings`] — the settings layers, the project, safe edits.
 //! * [`trust`] — trust records a repository cannot forge.
 //! * [`sources`] — what each loader would load, found without loading it.
@@ -19,7 +25,8 @@
 //! * [`paths`] — where the user's files live.
 #![deny(missing_docs)]
 
-pub mod dispatch;
+mod dispatch;
+pub mod extensions;
 pub mod gate;
 pub mod host;
 pub mod loaders;
@@ -27,8 +34,19 @@ pub mod mcp;
 pub mod names;
 pub mod paths;
 pub mod registry;
+mod runner;
 pub mod sandbox;
 pub mod settings;
 pub mod sources;
 pub mod tls;
 pub mod trust;
+
+pub use gate::{
+    NonInteractivePrompter, PermissionPrompt, PromptAnswer, Prompter, TerminalPrompter,
+};
+pub use host::{Host, HostBuilder, ModelTool};
+pub use mcp::{McpOptions, ServerState, ServerStatus, StartProgress};
+pub use names::SourceKind;
+pub use runner::{BoxFuture, CallError, FailureCause, PromptText, ToolOutput};
+pub use sandbox::{ComponentCache, SandboxEngine, SandboxError, SandboxLimits};
+pub use settings::{ProjectPaths, Settings};

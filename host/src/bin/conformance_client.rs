@@ -9,17 +9,18 @@
 use std::process::ExitCode;
 
 use earshot_host::gate::NonInteractivePrompter;
-use earshot_host::host::Host;
+use earshot_host::host::HostBuilder;
 use earshot_host::mcp::ServerState;
 use earshot_host::settings::Settings;
 
-fn main() -> ExitCode {
+#[tokio::main]
+async fn main() -> ExitCode {
     let Some(url) = std::env::args().skip(1).last() else {
         eprintln!("usage: earshot-conformance-client URL (the harness appends it)");
         return ExitCode::from(2);
     };
     let scenario = std::env::var("MCP_CONFORMANCE_SCENARIO").unwrap_or_default();
-    match run(&url, &scenario) {
+    match run(&url, &scenario).await {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
             eprintln!("error: {error}");
@@ -28,7 +29,7 @@ fn main() -> ExitCode {
     }
 }
 
-fn run(url: &str, scenario: &str) -> Result<(), String> {
+async fn run(url: &str, scenario: &str) -> Result<(), String> {
     let config = tempfile::tempdir().map_err(|error| error.to_string())?;
     let settings = serde_json::json!({
         "mcpServers": { "conformance": { "type": "http", "url": url } },
@@ -36,7 +37,10 @@ fn run(url: &str, scenario: &str) -> Result<(), String> {
     });
     std::fs::write(config.path().join("settings.json"), settings.to_string())
         .map_err(|error| error.to_string())?;
-    let host = Host::load(Settings::load(Some(config.path()), None)).map_err(|e| e.to_string())?;
+    let host = HostBuilder::new(Settings::load(Some(config.path()), None))
+        .build()
+        .await
+        .map_err(|e| e.to_string())?;
     let servers = host.mcp().ok_or("the server is not configured")?;
     for status in servers.statuses() {
         match &status.state {
@@ -53,6 +57,7 @@ fn run(url: &str, scenario: &str) -> Result<(), String> {
                 r#"{"a": 2, "b": 3}"#,
                 &NonInteractivePrompter,
             )
+            .await
             .map_err(|error| error.to_string())?;
         println!("{}", output.output);
         if output.is_error {

@@ -110,10 +110,10 @@ pub(crate) enum TransportArg {
     Http,
 }
 
-pub(crate) fn run(context: &Context, command: McpCommand) -> CommandResult {
+pub(crate) async fn run(context: &Context, command: McpCommand) -> CommandResult {
     match command {
-        McpCommand::List { json } => list(context, json),
-        McpCommand::Get { name, json } => get(context, &name, json),
+        McpCommand::List { json } => list(context, json).await,
+        McpCommand::Get { name, json } => get(context, &name, json).await,
         McpCommand::Trust { name } => trust(context, &name),
         McpCommand::Untrust { name } => untrust(context, &name),
         McpCommand::Add {
@@ -322,7 +322,7 @@ fn servers(context: &Context) -> Vec<ServerEntry> {
 }
 
 /// Connects to every admitted server (or just `only`), with a progress line on a terminal.
-fn connect(context: &Context, only: Option<&str>) -> McpServers {
+async fn connect(context: &Context, only: Option<&str>) -> McpServers {
     let total = servers(context)
         .iter()
         .filter(|entry| only.is_none_or(|name| entry.name == name))
@@ -337,7 +337,8 @@ fn connect(context: &Context, only: Option<&str>) -> McpServers {
         },
         only,
         &mut |step| progress.update(step),
-    );
+    )
+    .await;
     progress.finish();
     servers
 }
@@ -378,8 +379,8 @@ fn scope_text(layer: Layer, shadows: &[Layer]) -> String {
     text
 }
 
-fn list(context: &Context, as_json: bool) -> CommandResult {
-    let servers = connect(context, None);
+async fn list(context: &Context, as_json: bool) -> CommandResult {
+    let servers = connect(context, None).await;
     let statuses = servers.statuses();
     if as_json {
         let items: Vec<_> = statuses
@@ -448,7 +449,7 @@ fn mask(value: &str) -> String {
     }
 }
 
-fn get(context: &Context, name: &str, as_json: bool) -> CommandResult {
+async fn get(context: &Context, name: &str, as_json: bool) -> CommandResult {
     // Expanded with every variable's value masked: what came from a variable never shows,
     // wherever it was used (args, url, headers); env and header values are masked whole.
     let masked_variables = |variable: &str| Context::env(variable).map(|value| mask(&value));
@@ -477,7 +478,7 @@ fn get(context: &Context, name: &str, as_json: bool) -> CommandResult {
         }
         Err(reason) => json!({ "error": reason }),
     };
-    let servers = connect(context, Some(name));
+    let servers = connect(context, Some(name)).await;
     let status = servers
         .statuses()
         .into_iter()

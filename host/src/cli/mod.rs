@@ -76,7 +76,7 @@ enum Command {
 }
 
 /// Parses the command line, runs the command, and turns its result into an exit code.
-pub fn run() -> ExitCode {
+pub async fn run() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(error) => {
@@ -97,7 +97,7 @@ pub fn run() -> ExitCode {
         }
     };
     let result = match cli.command {
-        Command::Mcp(command) => mcp::run(&context, command),
+        Command::Mcp(command) => mcp::run(&context, command).await,
         Command::Extensions(command) => files::run(
             &context,
             earshot_host::names::SourceKind::Extension,
@@ -107,7 +107,7 @@ pub fn run() -> ExitCode {
             files::run(&context, earshot_host::names::SourceKind::Plugin, command)
         }
         Command::Permissions(command) => permissions::run(&context, command),
-        Command::Tools(command) => tools::run(context, command),
+        Command::Tools(command) => tools::run(context, command).await,
     };
     match result {
         Ok(code) => ExitCode::from(code),

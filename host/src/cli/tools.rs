@@ -2,16 +2,17 @@
 //! (through the gate).
 
 use std::io::IsTerminal;
+use std::sync::{Arc, Mutex};
 
 use clap::Subcommand;
 use serde_json::json;
 
-use earshot_host::dispatch::CallError;
 use earshot_host::gate::{NonInteractivePrompter, Prompter, TerminalPrompter, strip_for_terminal};
-use earshot_host::host::Host;
+use earshot_host::host::{Host, HostBuilder};
 use earshot_host::mcp::{MAX_SEARCH_RESULTS, McpOptions, TOOL_SEARCH_NAME, read_servers};
 use earshot_host::names::SourceKind;
-use earshot_host::sandbox::{ComponentCache, SandboxEngine, SandboxLimits};
+use earshot_host::sandbox::ComponentCache;
+use earshot_host::{CallError, FailureCause};
 
 use super::progress::ProgressLine;
 use super::{CommandResult, Context, Failure, exit, output};
@@ -39,44 +40,48 @@ pub(crate) enum ToolsCommand {
     },
 }
 
-pub(crate) fn run(context: Context, command: ToolsCommand) -> CommandResult {
+pub(crate) async fn run(context: Context, command: ToolsCommand) -> CommandResult {
     let servers = read_servers(&context.settings, &Context::env).len();
-    let mut progress = ProgressLine::start(servers);
+    let progress = Arc::new(Mutex::new(ProgressLine::start(servers)));
     let options = McpOptions {
         end_servers_on_signals: true,
         ..McpOptions::from_settings(&context.settings)
     };
-    let host = Host::load_with_mcp(
-        context.settings,
-        &SandboxEngine::shared(),
-        &ComponentCache::user(),
-        SandboxLimits::TOOL_COMPONENT,
-        options,
-        &mut |step| progress.update(step),
-    )
-    .map_err(|error| Failure::new(error.to_string()))?;
-    progress.finish();
+    let reporting = progress.clone();
+    let host = HostBuilder::new(context.settings)
+        .cache(ComponentCache::user())
+        .mcp_options(options)
+        .progress(move |step| {
+            reporting
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .update(step)
+        })
+        .build()
+        .await
+        .map_err(|error| Failure::new(error.to_string()))?;
+    progress.lock().unwrap_or_else(|p| p.into_inner()).finish();
     for problem in host.registry().problems() {
         output::warning_line(&problem);
     }
     match command {
-        ToolsCommand::List { json } => list(&host, json),
+        ToolsCommand::List { json } => list(&host, json).await,
         ToolsCommand::Call {
             name,
             input,
             search,
         } => {
             if let Some(query) = search {
-                surface(&host, &query)?;
+                surface(&host, &query).await?;
             }
-            call(&host, &name, &input)
+            call(&host, &name, &input).await
         }
     }
 }
 
 /// Runs `tool_search` first, as a model would, and says what it surfaced.
-fn surface(host: &Host, query: &str) -> Result<(), Failure> {
-    if !host.tool_search_active() {
+async fn surface(host: &Host, query: &str) -> Result<(), Failure> {
+    if !host.tool_search_active().await {
         return Err(Failure::new(
             "--search applies only when tool_search is offered (more than 25 MCP tools)",
         )
@@ -85,6 +90,7 @@ fn surface(host: &Host, query: &str) -> Result<(), Failure> {
     let input = json!({ "query": query, "limit": MAX_SEARCH_RESULTS }).to_string();
     let found = host
         .call(TOOL_SEARCH_NAME, &input, &NonInteractivePrompter)
+        .await
         .map_err(|error| Failure::new(error.to_string()))?;
     let names: Vec<String> = serde_json::from_str::<serde_json::Value>(&found.output)
         .ok()
@@ -102,8 +108,8 @@ fn surface(host: &Host, query: &str) -> Result<(), Failure> {
     Ok(())
 }
 
-fn list(host: &Host, as_json: bool) -> CommandResult {
-    let tools = host.model_tools();
+async fn list(host: &Host, as_json: bool) -> CommandResult {
+    let tools = host.model_tools().await;
     if as_json {
         output::json(&json!({ "tools": tools }));
         return Ok(exit::OK);
@@ -134,14 +140,14 @@ fn list(host: &Host, as_json: bool) -> CommandResult {
     Ok(exit::OK)
 }
 
-fn call(host: &Host, name: &str, input: &str) -> CommandResult {
+async fn call(host: &Host, name: &str, input: &str) -> CommandResult {
     let prompter: Box<dyn Prompter> =
         if std::io::stdin().is_terminal() && std::io::stderr().is_terminal() {
             Box::new(TerminalPrompter::stdio())
         } else {
             Box::new(NonInteractivePrompter)
         };
-    match host.call(name, input, prompter.as_ref()) {
+    match host.call(name, input, prompter.as_ref()).await {
         Ok(result) => {
             if let Some(notice) = &result.notice {
                 output::warning_line(notice);
@@ -164,6 +170,14 @@ fn call(host: &Host, name: &str, input: &str) -> CommandResult {
             .code(exit::DENIED)),
         Err(error @ CallError::InvalidInput { .. }) => {
             Err(Failure::new(error.to_string()).code(exit::TOOL_ERROR))
+        }
+        // What a model is shown of a throw: the error, located, as the tool's output.
+        Err(CallError::Failed {
+            message,
+            cause: FailureCause::ExtensionThrew { .. },
+        }) => {
+            println!("{}", strip_for_terminal(&message));
+            Err(Failure::new(format!("{name} reported an error")).code(exit::TOOL_ERROR))
         }
         Err(error) => Err(Failure::new(error.to_string())),
     }

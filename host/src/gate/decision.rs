@@ -1,6 +1,8 @@
 //! The decision itself.
 
+use std::collections::BTreeSet;
 use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
 
 use crate::names::{SourceKind, ToolId};
 use crate::settings::{Layer, Settings};
@@ -107,6 +109,9 @@ pub struct Gate {
     /// The settings an "always for this project" answer is recorded in (signed, in the project's
     /// local file); `None` when nothing is recorded.
     always: Option<Box<Settings>>,
+    /// Rules answered "always" in this session: a later ask for the same rule is not asked again
+    /// (a deny rule still wins: only an ask is ever turned into an allow by it).
+    answered_always: Arc<Mutex<BTreeSet<String>>>,
 }
 
 impl Gate {
@@ -115,6 +120,7 @@ impl Gate {
         Gate {
             rules,
             always: None,
+            answered_always: Arc::default(),
         }
     }
 
@@ -126,6 +132,7 @@ impl Gate {
         Gate {
             rules: RuleSet::from_settings(settings),
             always: records.then(|| Box::new(settings.clone())),
+            answered_always: Arc::default(),
         }
     }
 
@@ -178,29 +185,28 @@ impl Gate {
 
     /// Decides `request`, asking `prompter` only if the decision is `Ask`. An "always for this
     /// project" answer writes the allow rule to `.earshot/settings.local.json`.
-    pub fn authorize(&self, request: &ToolRequest<'_>, prompter: &dyn Prompter) -> Outcome {
-        self.authorize_with(
-            request,
-            || {
-                (
-                    request.title.unwrap_or_default().to_string(),
-                    request.detail.unwrap_or_default().to_string(),
-                )
-            },
-            prompter,
-        )
+    pub async fn authorize(&self, request: &ToolRequest<'_>, prompter: &dyn Prompter) -> Outcome {
+        let text = (
+            request.title.unwrap_or_default().to_string(),
+            request.detail.unwrap_or_default().to_string(),
+        );
+        self.authorize_with(request, || std::future::ready(text), prompter)
+            .await
     }
 
     /// As [`Gate::authorize`], with the prompt's title and detail computed by `prompt_text` only
     /// when the gate is going to ask a prompter that shows them (an extension's `describe` runs
     /// then, and never otherwise: not for a rule's verdict, and not when no one will see its
     /// text); the request's own `title` and `detail` are not used.
-    pub fn authorize_with(
+    pub async fn authorize_with<Text>(
         &self,
         request: &ToolRequest<'_>,
-        prompt_text: impl FnOnce() -> (String, String),
+        prompt_text: impl FnOnce() -> Text,
         prompter: &dyn Prompter,
-    ) -> Outcome {
+    ) -> Outcome
+    where
+        Text: std::future::Future<Output = (String, String)>,
+    {
         let decision = self.decide(request);
         match decision.effect {
             Effect::Allow => Outcome::Allowed,
@@ -214,9 +220,18 @@ impl Gate {
                 }
                 _ => format!("{} is denied", request.tool),
             }),
+            Effect::Ask
+                if self
+                    .answered_always
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .contains(&decision.rule_name) =>
+            {
+                Outcome::Allowed
+            }
             Effect::Ask => {
                 let (title, detail) = if prompter.shows_prompt_text() {
-                    prompt_text()
+                    prompt_text().await
                 } else {
                     (String::new(), String::new())
                 };
@@ -227,9 +242,13 @@ impl Gate {
                     detail: sanitise_for_terminal(&detail, DETAIL_CAP),
                     local_settings: self.local_settings(),
                 };
-                match prompter.ask(&prompt) {
+                match prompter.ask(&prompt).await {
                     PromptAnswer::AllowOnce => Outcome::Allowed,
                     PromptAnswer::AllowAlwaysForProject => {
+                        self.answered_always
+                            .lock()
+                            .unwrap_or_else(|p| p.into_inner())
+                            .insert(decision.rule_name.clone());
                         if let Some(settings) = &self.always
                             && let Err(error) = write_rule(
                                 settings,

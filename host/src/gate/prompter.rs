@@ -2,12 +2,15 @@
 //! ACP, an MCP client through elicitation) implementing [`Prompter`].
 
 use std::io::{BufRead, Write};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
+
+use crate::runner::BoxFuture;
 
 use super::decision::PermissionPrompt;
 
 /// An answer to a permission prompt.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum PromptAnswer {
     /// Run this call.
     AllowOnce,
@@ -19,9 +22,13 @@ pub enum PromptAnswer {
 
 /// Answers the gate's questions. The gate calls it only for an `Ask` — never for a call a rule
 /// denies or allows — so a prompter can never turn a deny into an allow.
+///
+/// `ask` returns a future, so an embedder (an editor over ACP, an MCP client through
+/// elicitation, an agent loop) answers asynchronously without holding a thread while the user
+/// decides. Dropping the future (the call was cancelled) leaves the call not run.
 pub trait Prompter: Send + Sync {
     /// Answers one prompt.
-    fn ask(&self, prompt: &PermissionPrompt) -> PromptAnswer;
+    fn ask<'a>(&'a self, prompt: &'a PermissionPrompt) -> BoxFuture<'a, PromptAnswer>;
 
     /// Whether this prompter shows the prompt's title and detail to someone. When it does not
     /// (no terminal), the gate never computes them, so an extension's `describe` does not run
@@ -36,17 +43,18 @@ pub trait Prompter: Send + Sync {
 pub struct NonInteractivePrompter;
 
 impl Prompter for NonInteractivePrompter {
-    fn ask(&self, prompt: &PermissionPrompt) -> PromptAnswer {
+    fn ask<'a>(&'a self, prompt: &'a PermissionPrompt) -> BoxFuture<'a, PromptAnswer> {
         let scope = if prompt.local_settings().is_some() {
             ""
         } else {
             " -s user"
         };
-        PromptAnswer::Deny(format!(
+        let answer = PromptAnswer::Deny(format!(
             "{} needs approval and there is no terminal to ask on; to allow it, run `earshot permissions allow {}{scope}`",
             prompt.target(),
             super::rules::shell_word(prompt.rule_name())
-        ))
+        ));
+        Box::pin(std::future::ready(answer))
     }
 
     fn shows_prompt_text(&self) -> bool {
@@ -54,10 +62,14 @@ impl Prompter for NonInteractivePrompter {
     }
 }
 
+/// The terminal's input and output, shared with the blocking thread that reads an answer.
+type TerminalIo = Arc<Mutex<(Box<dyn BufRead + Send>, Box<dyn Write + Send>)>>;
+
 /// Asks on a terminal: shows the host-computed rule name and the tool's sanitised title and
-/// detail, then reads `o` (once), `a` (always for this project) or `d` (deny).
+/// detail, then reads `o` (once), `a` (always for this project) or `d` (deny). The read happens on
+/// tokio's blocking pool, so waiting for the user holds up no async task.
 pub struct TerminalPrompter {
-    io: Mutex<(Box<dyn BufRead + Send>, Box<dyn Write + Send>)>,
+    io: TerminalIo,
 }
 
 impl TerminalPrompter {
@@ -72,54 +84,62 @@ impl TerminalPrompter {
     /// A prompter reading answers from `input` and writing the prompt to `output`.
     pub fn new(input: Box<dyn BufRead + Send>, output: Box<dyn Write + Send>) -> TerminalPrompter {
         TerminalPrompter {
-            io: Mutex::new((input, output)),
+            io: Arc::new(Mutex::new((input, output))),
         }
     }
 }
 
 impl Prompter for TerminalPrompter {
-    fn ask(&self, prompt: &PermissionPrompt) -> PromptAnswer {
-        let mut io = self
-            .io
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner());
-        let (input, output) = &mut *io;
-        let _ = writeln!(output, "earshot wants to run {}", prompt.target());
-        if !prompt.title().is_empty() {
-            let _ = writeln!(output, "  {}", prompt.title());
-        }
-        if !prompt.detail().is_empty() {
-            let _ = writeln!(output, "  {}", prompt.detail());
-        }
-        let _ = writeln!(output, "  rule: {}", prompt.rule_name());
-        loop {
-            let _ = write!(
-                output,
-                "Allow? [o]nce / [a]lways for this project / [d]eny: "
-            );
-            let _ = output.flush();
-            let mut line = String::new();
-            match input.read_line(&mut line) {
-                Ok(0) | Err(_) => {
-                    return PromptAnswer::Deny(format!(
-                        "{} was not approved (no answer)",
-                        prompt.target()
-                    ));
-                }
-                Ok(_) => {}
+    fn ask<'a>(&'a self, prompt: &'a PermissionPrompt) -> BoxFuture<'a, PromptAnswer> {
+        let io = self.io.clone();
+        let prompt = prompt.clone();
+        Box::pin(async move {
+            let target = prompt.target().to_string();
+            tokio::task::spawn_blocking(move || ask_on_terminal(&io, &prompt))
+                .await
+                .unwrap_or_else(|_| {
+                    PromptAnswer::Deny(format!("{target} was not approved (no answer)"))
+                })
+        })
+    }
+}
+
+/// Shows `prompt` and reads answers until one is understood (or input ends: a deny).
+fn ask_on_terminal(io: &TerminalIo, prompt: &PermissionPrompt) -> PromptAnswer {
+    let mut io = io.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    let (input, output) = &mut *io;
+    let _ = writeln!(output, "earshot wants to run {}", prompt.target());
+    if !prompt.title().is_empty() {
+        let _ = writeln!(output, "  {}", prompt.title());
+    }
+    if !prompt.detail().is_empty() {
+        let _ = writeln!(output, "  {}", prompt.detail());
+    }
+    let _ = writeln!(output, "  rule: {}", prompt.rule_name());
+    loop {
+        let _ = write!(
+            output,
+            "Allow? [o]nce / [a]lways for this project / [d]eny: "
+        );
+        let _ = output.flush();
+        let mut line = String::new();
+        match input.read_line(&mut line) {
+            Ok(0) | Err(_) => {
+                return PromptAnswer::Deny(format!(
+                    "{} was not approved (no answer)",
+                    prompt.target()
+                ));
             }
-            match line.trim().to_ascii_lowercase().as_str() {
-                "o" | "once" | "y" | "yes" => return PromptAnswer::AllowOnce,
-                "a" | "always" => return PromptAnswer::AllowAlwaysForProject,
-                "d" | "deny" | "n" | "no" => {
-                    return PromptAnswer::Deny(format!(
-                        "{} was denied at the prompt",
-                        prompt.target()
-                    ));
-                }
-                _ => {
-                    let _ = writeln!(output, "Please answer o, a or d.");
-                }
+            Ok(_) => {}
+        }
+        match line.trim().to_ascii_lowercase().as_str() {
+            "o" | "once" | "y" | "yes" => return PromptAnswer::AllowOnce,
+            "a" | "always" => return PromptAnswer::AllowAlwaysForProject,
+            "d" | "deny" | "n" | "no" => {
+                return PromptAnswer::Deny(format!("{} was denied at the prompt", prompt.target()));
+            }
+            _ => {
+                let _ = writeln!(output, "Please answer o, a or d.");
             }
         }
     }

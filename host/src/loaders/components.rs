@@ -3,9 +3,9 @@
 use std::sync::Arc;
 
 use crate::names::{SourceKind, ToolId, check_tool_name};
-use crate::registry::{RegisteredTool, Runner, ToolRegistry};
+use crate::registry::{RegisteredTool, ToolRegistry};
 use crate::sandbox::{
-    ComponentCache, SandboxEngine, SandboxLimits, SchemaValidator, ToolComponent,
+    ComponentCache, ComponentRunner, SandboxEngine, SandboxLimits, SchemaValidator, ToolComponent,
 };
 use crate::settings::Settings;
 use crate::sources::{FoundFile, admission, find_components, is_shadowed};
@@ -119,7 +119,7 @@ fn load_one(
             input_schema: tool.input_schema.clone(),
             read_only: tool.read_only,
             compiled_schema: Arc::new(compiled),
-            runner: Runner::Component(component.clone()),
+            runner: Arc::new(ComponentRunner(component.clone())),
         });
     }
     Ok(())

@@ -8,9 +8,10 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
+use crate::mcp::McpRunner;
 use crate::mcp::McpServers;
 use crate::names::{SourceKind, ToolId};
-use crate::registry::{McpRunner, RegisteredTool, Runner, ToolRegistry};
+use crate::registry::{RegisteredTool, ToolRegistry};
 use crate::sandbox::{McpOutputParser, SchemaValidator};
 
 /// Longest description kept from a server (the rest is cut).
@@ -118,7 +119,7 @@ fn register_server_tools(
             input_schema: tool.input_schema,
             read_only: tool.read_only_hint,
             compiled_schema: Arc::new(compiled),
-            runner: Runner::Mcp(McpRunner {
+            runner: Arc::new(McpRunner {
                 servers: servers.clone(),
                 parser: parser.clone(),
                 output_schema: tool.output_schema,

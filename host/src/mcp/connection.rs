@@ -97,7 +97,7 @@ pub async fn connect(
                 .as_deref()
                 .map(|own| cwd.join(own))
                 .unwrap_or_else(|| cwd.to_path_buf());
-            let child = spawn_stdio(command, args, env, &dir)?;
+            let child = spawn_stdio(command, args, env, &dir).await?;
             let report = child.report.clone();
             match tokio::time::timeout(timeout, handler.clone().serve(child.transport)).await {
                 Ok(Ok(service)) => (service, Some((report, child.shutdown)), child.pid),

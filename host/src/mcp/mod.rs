@@ -7,6 +7,9 @@
 //! * `servers` — one session's servers: concurrent start-up, serialised calls, restarts.
 //! * `connection` — one rmcp session: initialize, tools/list, tools/call, close.
 //! * `stdio` / `process_group` / `child_env` / `stderr_tail` — the child process and its pipes.
+//! * `spawner` — the one long-lived thread that forks every stdio server.
+//! * `tool_runner` — an MCP tool behind the dispatch seam; its result normalised in the
+//!   mcp-output sandbox.
 //! * `http` — the streamable HTTP transport.
 //! * `search` — BM25 ranking for `tool_search`.
 
@@ -20,8 +23,10 @@ mod http;
 mod process_group;
 mod search;
 mod servers;
+mod spawner;
 mod stderr_tail;
 mod stdio;
+mod tool_runner;
 
 pub use admission::{
     digest_for_trust, effective_entry, server_admission, server_digest, start_dir,
@@ -30,7 +35,7 @@ pub use child_env::{INHERITED_VARIABLES, minimal_environment};
 pub use config::{PROJECT_DIR_VARIABLE, ServerDefinition, ServerEntry, Transport, read_servers};
 pub use connection::{CallFailure, seconds};
 pub use expand::{ExpandError, expand};
-pub use process_group::{SHUTDOWN_GRACE, end_all_groups};
+pub use process_group::{SHUTDOWN_GRACE, end_all_groups, ending_on_signal};
 pub use search::{
     LISTED_MCP_TOOLS_LIMIT, MAX_SEARCH_RESULTS, SearchDocument, TOOL_SEARCH_NAME, search, words,
 };
@@ -39,6 +44,7 @@ pub use servers::{
 };
 pub use stderr_tail::{STDERR_TAIL_BYTES, StderrTail};
 pub use stdio::MAX_MESSAGE_BYTES;
+pub(crate) use tool_runner::McpRunner;
 
 /// A name from a server, made safe to show: control characters stripped, at most 80 characters.
 pub fn shown_name(name: &str) -> String {

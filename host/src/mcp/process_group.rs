@@ -15,6 +15,16 @@ fn live_groups() -> std::sync::MutexGuard<'static, BTreeSet<i32>> {
     LIVE_GROUPS.lock().unwrap_or_else(|p| p.into_inner())
 }
 
+/// Set once a terminating signal is being handled: the process is about to exit with its code.
+static ENDING_ON_SIGNAL: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Whether a terminating signal is being handled by [`end_all_groups_on_signals`]: a command that
+/// finishes meanwhile (its servers just died) waits for the handler's exit code instead of
+/// exiting 0 first.
+pub fn ending_on_signal() -> bool {
+    ENDING_ON_SIGNAL.load(std::sync::atomic::Ordering::SeqCst)
+}
+
 /// On SIGINT, SIGTERM or SIGHUP, ends every server process group (SIGTERM, then SIGKILL a moment
 /// later) and exits with 128 + the signal's number. For the `earshot` binary; an embedder that
 /// handles signals itself calls [`end_all_groups`] instead. Must run inside a tokio runtime.
@@ -32,6 +42,7 @@ pub fn end_all_groups_on_signals() {
             };
             tokio::spawn(async move {
                 if stream.recv().await.is_some() {
+                    ENDING_ON_SIGNAL.store(true, std::sync::atomic::Ordering::SeqCst);
                     end_all_groups(Duration::from_millis(300)).await;
                     std::process::exit(128 + number);
                 }

@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
+use crate::runner::{CallError, FailureCause};
 use crate::settings::{Layer, Settings};
 
 use super::admission::{effective_entry, start_dir};
@@ -173,32 +174,31 @@ pub struct StartProgress<'a> {
     pub total: usize,
 }
 
-/// The MCP servers of one session.
+/// The MCP servers of one session. Every connection lives on the runtime that started the
+/// session (the embedder's): the library owns no runtime and never blocks on one.
 pub struct McpServers {
-    runtime: tokio::runtime::Runtime,
+    handle: tokio::runtime::Handle,
     slots: Vec<Slot>,
     options: McpOptions,
-    calls: Mutex<()>,
+    /// One call at a time across every server (the spec's rule), awaited, never blocked on.
+    calls: tokio::sync::Mutex<()>,
 }
 
 impl McpServers {
     /// Starts every usable, admitted server in `settings` concurrently and waits until each has
     /// connected or failed (each within its own start-up timeout). `only` limits it to one name.
-    pub fn start(
+    /// Must be awaited inside a tokio runtime with IO and time enabled; the servers' pipes and
+    /// supervisors live on it.
+    pub async fn start(
         settings: &Settings,
-        env: &dyn Fn(&str) -> Option<String>,
+        env: &(dyn Fn(&str) -> Option<String> + Sync),
         options: McpOptions,
         only: Option<&str>,
-        progress: &mut dyn FnMut(StartProgress<'_>),
+        progress: &mut (dyn FnMut(StartProgress<'_>) + Send),
     ) -> McpServers {
-        let runtime = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(2)
-            .thread_name("earshot-mcp")
-            .enable_all()
-            .build()
-            .expect("the MCP runtime starts");
+        let handle = tokio::runtime::Handle::current();
         if options.end_servers_on_signals {
-            runtime.block_on(async { super::process_group::end_all_groups_on_signals() });
+            super::process_group::end_all_groups_on_signals();
         }
         let slots: Vec<Slot> = read_servers(settings, env)
             .into_iter()
@@ -221,16 +221,16 @@ impl McpServers {
             })
             .collect();
         let servers = McpServers {
-            runtime,
+            handle,
             slots,
             options,
-            calls: Mutex::new(()),
+            calls: tokio::sync::Mutex::new(()),
         };
-        servers.connect_admitted(progress);
+        servers.connect_admitted(progress).await;
         servers
     }
 
-    fn connect_admitted(&self, progress: &mut dyn FnMut(StartProgress<'_>)) {
+    async fn connect_admitted(&self, progress: &mut (dyn FnMut(StartProgress<'_>) + Send)) {
         let starting: Vec<usize> = (0..self.slots.len())
             .filter(|&index| {
                 let live = self.slots[index]
@@ -241,7 +241,7 @@ impl McpServers {
             })
             .collect();
         let total = starting.len();
-        self.runtime.block_on(async {
+        {
             let mut set = tokio::task::JoinSet::new();
             for index in starting {
                 let slot = &self.slots[index];
@@ -279,7 +279,7 @@ impl McpServers {
                     ));
                 }
             }
-        });
+        }
     }
 
     /// Every server, in settings order.
@@ -338,7 +338,7 @@ impl McpServers {
 
     /// Lists the tools again of every server that sent `notifications/tools/list_changed` since
     /// the last look; returns their names (their tools in [`McpServers::tools_of`] are current).
-    pub fn refresh_changed(&self) -> Vec<String> {
+    pub async fn refresh_changed(&self) -> Vec<String> {
         let mut changed = Vec::new();
         for slot in &self.slots {
             let restarted = std::mem::take(
@@ -358,9 +358,7 @@ impl McpServers {
                 _ => continue,
             };
             let timeout = slot.startup_timeout(&self.options);
-            let listed = self
-                .runtime
-                .block_on(async { tokio::time::timeout(timeout, connection.list_tools()).await });
+            let listed = tokio::time::timeout(timeout, connection.list_tools()).await;
             if let Ok(Ok(tools)) = listed {
                 if let Live::Up { tools: held, .. } =
                     &mut *slot.live.lock().unwrap_or_else(|p| p.into_inner())
@@ -381,22 +379,34 @@ impl McpServers {
     /// is restarted once per session, after the back-off, and the outcome says so.
     ///
     /// # Errors
-    /// One line, starting with the server's name, saying what happened.
-    pub fn call(&self, server: &str, tool: &str, arguments: Value) -> Result<CallOutcome, String> {
-        let _one_at_a_time = self.calls.lock().unwrap_or_else(|p| p.into_inner());
-        let slot = self
-            .slot(server)
-            .ok_or_else(|| format!("no MCP server named \"{server}\""))?;
+    /// A [`CallError::Failed`] whose line starts with the server's name and whose cause says
+    /// whether a retry can help (timeout, server gone, not connected, JSON-RPC error).
+    pub async fn call(
+        &self,
+        server: &str,
+        tool: &str,
+        arguments: Value,
+    ) -> Result<CallOutcome, CallError> {
+        let _one_at_a_time = self.calls.lock().await;
+        let unavailable = || FailureCause::ServerUnavailable {
+            server: server.to_string(),
+        };
+        let slot = self.slot(server).ok_or_else(|| {
+            CallError::failed(format!("no MCP server named \"{server}\""), unavailable())
+        })?;
         let Value::Object(arguments) = arguments else {
-            return Err(format!(
-                "server \"{server}\": tool arguments must be a JSON object"
+            return Err(CallError::failed(
+                format!("server \"{server}\": tool arguments must be a JSON object"),
+                FailureCause::Transport {
+                    server: server.to_string(),
+                },
             ));
         };
         let mut notice = None;
         let connection = match self.live_connection(slot)? {
             Some(connection) => connection,
             None => {
-                let (connection, said) = self.restart(slot)?;
+                let (connection, said) = self.restart(slot).await?;
                 notice = Some(said);
                 connection
             }
@@ -404,14 +414,12 @@ impl McpServers {
         let timeout = slot.call_timeout(&self.options);
         let noise_before = connection.noise_lines();
         // rmcp's own timeout can wait on a blocked pipe; this one cannot.
-        let answer = self.runtime.block_on(async {
-            tokio::time::timeout(
-                timeout + Duration::from_secs(2),
-                connection.call(tool, arguments, timeout),
-            )
-            .await
-            .unwrap_or_else(|_| Err(CallFailure::TimedOut(seconds(timeout))))
-        });
+        let answer = tokio::time::timeout(
+            timeout + Duration::from_secs(2),
+            connection.call(tool, arguments, timeout),
+        )
+        .await
+        .unwrap_or_else(|_| Err(CallFailure::TimedOut(seconds(timeout))));
         // A call that failed any other way on a connection that has meanwhile ended (a stdin
         // that stopped draining, say) is reported with that ending.
         let answer = match (answer, connection.ended()) {
@@ -437,22 +445,56 @@ impl McpServers {
             Err(CallFailure::Ended(ending)) => {
                 self.mark_died(slot, &ending);
                 let context = format!(" during the call to {tool}");
-                Err(format!(
-                    "server \"{server}\" {}; the next call restarts it once",
-                    ending.sentence(&context)
+                let restartable = self.restart_allowed(slot).is_ok();
+                let next = if restartable {
+                    "the next call restarts it once"
+                } else {
+                    "it was already restarted once in this session, so it stays down"
+                };
+                Err(CallError::failed(
+                    format!("server \"{server}\" {}; {next}", ending.sentence(&context)),
+                    FailureCause::ServerGone {
+                        server: server.to_string(),
+                        restartable,
+                    },
                 ))
             }
-            Err(failure @ CallFailure::TimedOut(_)) => Err(format!(
-                "server \"{server}\" {failure} to {tool}{}; raise mcp.callTimeoutSeconds or the server's callTimeout if it needs longer",
-                connection.stderr_suffix()
+            Err(failure @ CallFailure::TimedOut(_)) => Err(CallError::failed(
+                format!(
+                    "server \"{server}\" {failure} to {tool}{}; raise mcp.callTimeoutSeconds or the server's callTimeout if it needs longer",
+                    connection.stderr_suffix()
+                ),
+                FailureCause::TimedOut { after: timeout },
             )),
-            Err(failure) => Err(format!("server \"{server}\" {failure}")),
+            Err(failure) => Err(CallError::failed(
+                format!("server \"{server}\" {failure}"),
+                FailureCause::Transport {
+                    server: server.to_string(),
+                },
+            )),
         }
     }
 
     /// The connection when the server is up; `None` when it died and may be restarted.
-    fn live_connection(&self, slot: &Slot) -> Result<Option<Arc<Connection>>, String> {
+    fn live_connection(&self, slot: &Slot) -> Result<Option<Arc<Connection>>, CallError> {
         let name = &slot.entry.name;
+        let gone = |message: String| {
+            CallError::failed(
+                message,
+                FailureCause::ServerGone {
+                    server: name.clone(),
+                    restartable: false,
+                },
+            )
+        };
+        let unavailable = |message: String| {
+            CallError::failed(
+                message,
+                FailureCause::ServerUnavailable {
+                    server: name.clone(),
+                },
+            )
+        };
         let live = slot.live.lock().unwrap_or_else(|p| p.into_inner());
         match &*live {
             Live::Up { connection, .. } => match connection.ended() {
@@ -463,7 +505,7 @@ impl McpServers {
                     let reason = ending.sentence("");
                     self.restart_allowed(slot)
                         .map(|()| None)
-                        .map_err(|why| format!("server \"{name}\" {reason}; {why}"))
+                        .map_err(|why| gone(format!("server \"{name}\" {reason}; {why}")))
                 }
             },
             Live::Down(ServerState::Died(reason)) => {
@@ -471,16 +513,16 @@ impl McpServers {
                 drop(live);
                 self.restart_allowed(slot)
                     .map(|()| None)
-                    .map_err(|why| format!("server \"{name}\" {reason}; {why}"))
+                    .map_err(|why| gone(format!("server \"{name}\" {reason}; {why}")))
             }
-            Live::Down(ServerState::AwaitingTrust(explanation)) => {
-                Err(format!("server \"{name}\" is not started: {explanation}"))
-            }
-            Live::Down(ServerState::Failed(reason)) => {
-                Err(format!("server \"{name}\" is not connected: {reason}"))
-            }
+            Live::Down(ServerState::AwaitingTrust(explanation)) => Err(unavailable(format!(
+                "server \"{name}\" is not started: {explanation}"
+            ))),
+            Live::Down(ServerState::Failed(reason)) => Err(unavailable(format!(
+                "server \"{name}\" is not connected: {reason}"
+            ))),
             Live::Down(ServerState::Connected { .. } | ServerState::Starting) => {
-                Err(format!("server \"{name}\" is not connected"))
+                Err(unavailable(format!("server \"{name}\" is not connected")))
             }
         }
     }
@@ -505,7 +547,7 @@ impl McpServers {
         }
     }
 
-    fn restart(&self, slot: &Slot) -> Result<(Arc<Connection>, String), String> {
+    async fn restart(&self, slot: &Slot) -> Result<(Arc<Connection>, String), CallError> {
         let name = &slot.entry.name;
         *slot.restarted.lock().unwrap_or_else(|p| p.into_inner()) = true;
         let reason = match &*slot.live.lock().unwrap_or_else(|p| p.into_inner()) {
@@ -523,15 +565,8 @@ impl McpServers {
         let timeout = slot.startup_timeout(&self.options);
         let cwd = slot.cwd.clone();
         let root = slot.project_root.clone();
-        // Spawned on a runtime worker, never on the caller's thread: a server's parent-death
-        // signal follows the thread that started it (see `stdio::spawn_stdio`).
-        let result = self.runtime.block_on(async {
-            tokio::time::sleep(wait).await;
-            self.runtime
-                .spawn(async move { connect(&definition, &cwd, root.as_deref(), timeout).await })
-                .await
-                .unwrap_or_else(|_| Err("its restart failed inside earshot".into()))
-        });
+        tokio::time::sleep(wait).await;
+        let result = connect(&definition, &cwd, root.as_deref(), timeout).await;
         match result {
             Ok(Connected {
                 connection,
@@ -560,13 +595,19 @@ impl McpServers {
             Err(error) => {
                 let reason = format!("could not be restarted: {error}");
                 slot.set(Live::Down(ServerState::Died(reason.clone())));
-                Err(format!("server \"{name}\" {reason}"))
+                Err(CallError::failed(
+                    format!("server \"{name}\" {reason}"),
+                    FailureCause::ServerGone {
+                        server: name.clone(),
+                        restartable: false,
+                    },
+                ))
             }
         }
     }
 
     fn close_in_background(&self, connection: Arc<Connection>) {
-        self.runtime.spawn(async move {
+        self.handle.spawn(async move {
             if let Ok(connection) = Arc::try_unwrap(connection) {
                 connection.close().await;
             }
@@ -590,29 +631,36 @@ impl McpServers {
         }
     }
 
-    /// Ends every server: closes each one's stdin, then ends its process group (SIGTERM, then
-    /// SIGKILL after a grace period), all at once. Dropping the session does the same.
-    pub fn shut_down(&self) {
-        let connections: Vec<Arc<Connection>> = self
-            .slots
+    fn take_connections(&self) -> Vec<Arc<Connection>> {
+        self.slots
             .iter()
             .filter_map(|slot| slot.set(Live::Down(ServerState::Failed("shut down".into()))))
-            .collect();
-        self.runtime.block_on(async {
-            let mut set = tokio::task::JoinSet::new();
-            for connection in connections {
-                if let Ok(connection) = Arc::try_unwrap(connection) {
-                    set.spawn(connection.close());
-                }
+            .collect()
+    }
+
+    /// Ends every server and waits until they are gone: closes each one's stdin, then ends its
+    /// process group (SIGTERM, then SIGKILL after a grace period), all at once.
+    pub async fn shut_down(&self) {
+        let mut set = tokio::task::JoinSet::new();
+        for connection in self.take_connections() {
+            if let Ok(connection) = Arc::try_unwrap(connection) {
+                set.spawn(connection.close());
             }
-            while set.join_next().await.is_some() {}
-        });
+        }
+        while set.join_next().await.is_some() {}
     }
 }
 
 impl Drop for McpServers {
+    /// Never blocks and never panics, inside async code or out: the same shutdown runs as
+    /// background tasks on the session's runtime. If that runtime is already gone, each
+    /// server's process group is killed as its supervisor is dropped.
     fn drop(&mut self) {
-        self.shut_down();
+        for connection in self.take_connections() {
+            if let Ok(connection) = Arc::try_unwrap(connection) {
+                drop(self.handle.spawn(connection.close()));
+            }
+        }
     }
 }
 

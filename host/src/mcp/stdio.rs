@@ -131,7 +131,7 @@ pub struct StdioChild {
 ///
 /// # Errors
 /// One line saying why it could not start (not found, not executable, bad `cwd`).
-pub fn spawn_stdio(
+pub async fn spawn_stdio(
     command: &str,
     args: &[String],
     entry_env: &BTreeMap<String, String>,
@@ -150,8 +150,8 @@ pub fn spawn_stdio(
     #[cfg(unix)]
     child.process_group(0);
     // If earshot dies without shutting down (SIGKILL, a crash), the kernel kills the server.
-    // It fires when the spawning thread ends, so servers are only ever spawned on the MCP
-    // runtime's own workers, which live as long as the session.
+    // It fires when the spawning thread ends, so servers are only ever spawned on the spawner
+    // thread, which lives as long as the process.
     #[cfg(target_os = "linux")]
     // SAFETY: prctl is async-signal-safe and touches only the child being started.
     unsafe {
@@ -160,18 +160,20 @@ pub fn spawn_stdio(
             Ok(())
         });
     }
-    let mut child = child.spawn().map_err(|error| match error.kind() {
-        std::io::ErrorKind::NotFound if !cwd.is_dir() => {
-            format!("its cwd {} does not exist", cwd.display())
-        }
-        std::io::ErrorKind::NotFound => {
-            format!("command \"{command}\" was not found (is it installed and on PATH?)")
-        }
-        std::io::ErrorKind::PermissionDenied => {
-            format!("command \"{command}\" is not executable")
-        }
-        _ => format!("command \"{command}\" could not start: {error}"),
-    })?;
+    let mut child = super::spawner::spawn(child)
+        .await
+        .map_err(|error| match error.kind() {
+            std::io::ErrorKind::NotFound if !cwd.is_dir() => {
+                format!("its cwd {} does not exist", cwd.display())
+            }
+            std::io::ErrorKind::NotFound => {
+                format!("command \"{command}\" was not found (is it installed and on PATH?)")
+            }
+            std::io::ErrorKind::PermissionDenied => {
+                format!("command \"{command}\" is not executable")
+            }
+            _ => format!("command \"{command}\" could not start: {error}"),
+        })?;
     let stdin = child.stdin.take().expect("stdin is piped");
     let stdout = child.stdout.take().expect("stdout is piped");
     let stderr = child.stderr.take().expect("stderr is piped");

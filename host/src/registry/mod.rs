@@ -7,35 +7,9 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use crate::loaders::extensions::ExtensionWorker;
-use crate::mcp::McpServers;
 use crate::names::{SourceKind, ToolId};
-use crate::sandbox::{CompiledSchema, McpOutputParser, ToolComponent};
-
-/// What runs a tool once dispatch has the gate's allow and a valid input.
-#[derive(Clone)]
-pub enum Runner {
-    /// A tool of a sandboxed component.
-    Component(Arc<ToolComponent>),
-    /// A tool of an in-process extension, run on that extension's JS thread.
-    Extension(Arc<ExtensionWorker>),
-    /// A tool of an MCP server; its result is normalised in the mcp-output sandbox.
-    Mcp(McpRunner),
-}
-
-/// What an MCP tool needs to run: the session's servers, the output sandbox, and what the
-/// server declared about the tool's output.
-#[derive(Clone)]
-pub struct McpRunner {
-    /// The session's servers (calls are serialised there).
-    pub servers: Arc<McpServers>,
-    /// The mcp-output sandbox.
-    pub parser: Arc<McpOutputParser>,
-    /// The tool's `outputSchema`, which `structuredContent` must match.
-    pub output_schema: Option<String>,
-    /// The tool's title, shown to the user.
-    pub title: Option<String>,
-}
+use crate::runner::ToolRunner;
+use crate::sandbox::CompiledSchema;
 
 /// One registered tool.
 #[derive(Clone)]
@@ -52,8 +26,8 @@ pub struct RegisteredTool {
     pub read_only: bool,
     /// The input schema compiled in the validator sandbox.
     pub compiled_schema: Arc<CompiledSchema>,
-    /// What runs it.
-    pub runner: Runner,
+    /// What runs it (its source kind's runtime, behind the one seam).
+    pub(crate) runner: Arc<dyn ToolRunner>,
 }
 
 /// A problem found while registering, reported and never silently resolved.

@@ -4,7 +4,8 @@ use std::time::Duration;
 
 /// A sandboxed component failed. Every variant names the component and reads as one line a
 /// user can act on; after any of them the component's next call gets a fresh store.
-#[derive(Debug, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum SandboxError {
     /// The call ran past its CPU deadline and was stopped.
     #[error("component \"{component}\" ran past its {}ms CPU deadline and was stopped; its next call starts fresh", deadline.as_millis())]

@@ -15,6 +15,7 @@ mod output_parser;
 mod runner;
 mod store;
 mod tool_component;
+mod tool_runner;
 mod validator;
 
 pub use cache::{CacheOutcome, ComponentCache};
@@ -26,6 +27,7 @@ pub use output_parser::{
 };
 pub use store::GuestState;
 pub use tool_component::{ComponentOutput, ComponentTool, ToolComponent};
+pub(crate) use tool_runner::ComponentRunner;
 pub use validator::{
     CompiledSchema, Remote, SchemaError, SchemaValidator, VALIDATOR_COMPONENT, ValidationIssue,
     Verdict,

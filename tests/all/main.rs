@@ -1,0 +1,27 @@
+//! Every integration test in one binary (as wasmtime's `tests/all`), so wasmtime, Boa, oxc and rmcp
+//! are linked once. Each module is one area; `common` holds what they share.
+
+mod common;
+mod components;
+mod embedding;
+mod extension_session;
+mod extension_strings;
+mod extensions;
+mod gate;
+mod guest_sdk_example;
+mod hostile_guests;
+mod hostile_repository;
+mod jco_host;
+mod mcp_conformance;
+mod mcp_output;
+mod mcp_real_servers;
+mod mcp_servers;
+mod mcp_session;
+mod properties_mcp_output;
+mod properties_rules;
+mod python_guest;
+mod schema_validator;
+mod schema_validator_suite;
+mod settings;
+mod trust;
+mod wit_contract;

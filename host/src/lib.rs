@@ -20,16 +20,17 @@
 //! * [`sources`] — what each loader would load, found without loading it.
 //! * [`names`] — source names, namespaced tool names, model-facing aliases.
 //! * [`mcp`] — MCP servers: configuration, connections (rmcp), tool_search.
-//! * [`tls`] — the one crypto provider every HTTP client uses.
+//! * `tls` — the one crypto provider every HTTP client uses.
 //! * [`sandbox`] — the wasm sandboxes: schema validator, MCP output parser, tool components.
 //! * [`paths`] — where the user's files live.
-#![deny(missing_docs)]
+//! * [`cli`] — the `earshot` command, one more embedder of the same API.
 
+pub mod cli;
 mod dispatch;
 pub mod extensions;
 pub mod gate;
 pub mod host;
-pub mod loaders;
+mod loaders;
 pub mod mcp;
 pub mod names;
 pub mod paths;
@@ -38,7 +39,7 @@ mod runner;
 pub mod sandbox;
 pub mod settings;
 pub mod sources;
-pub mod tls;
+mod tls;
 pub mod trust;
 
 pub use gate::{

@@ -158,7 +158,10 @@ fn measure_growth(host: &TestHost, ops: Option<&[String]>) -> Vec<Growth> {
         .collect()
 }
 
+// A growth ratio measured in one process: run alone (`.ci/run` runs the ignored tests on one
+// thread after the rest), so the other tests' load cannot stretch one side of a ratio.
 #[test]
+#[ignore = "timing-sensitive: run alone, after the suite (`-- --ignored --test-threads=1`)"]
 fn every_string_and_regexp_operation_grows_linearly_with_its_input() {
     // 50 KB and 500 KB (570 and 5,700 lines): ten times apart, as 100 KB and 1 MB would be, but
     // cheap enough for the debug build `cargo test` uses.

@@ -2,9 +2,9 @@
 
 use std::path::Path;
 
-use earshot_host::gate::Gate;
-use earshot_host::paths::user_config_dir;
-use earshot_host::settings::{ProjectPaths, Settings, find_project_root};
+use crate::gate::Gate;
+use crate::paths::user_config_dir;
+use crate::settings::{ProjectPaths, Settings, find_project_root};
 
 use super::output;
 

@@ -6,16 +6,16 @@ use std::path::PathBuf;
 use clap::Subcommand;
 use serde_json::json;
 
-use earshot_host::loaders::extensions::{limits_from_settings, load_all};
-use earshot_host::names::SourceKind;
-use earshot_host::sandbox::{
+use crate::loaders::extensions::{limits_from_settings, load_all};
+use crate::names::SourceKind;
+use crate::sandbox::{
     ComponentCache, SandboxEngine, SandboxLimits, SchemaValidator, ToolComponent,
 };
-use earshot_host::sources::{
+use crate::sources::{
     FoundFile, admission, extension_digest, extension_snapshot, find_component, find_components,
     find_extension, find_extensions, is_shadowed,
 };
-use earshot_host::trust::{TrustState, digest_of, record_trust, remove_trust};
+use crate::trust::{TrustState, digest_of, record_trust, remove_trust};
 
 use super::{CommandResult, Context, Failure, exit, output};
 
@@ -70,14 +70,12 @@ pub(crate) fn file_digest(file: &FoundFile) -> Result<Hashed, String> {
             digest,
             bytes: None,
         }),
-        _ => earshot_host::sources::read_capped(
-            &file.path,
-            earshot_host::sources::MAX_COMPONENT_BYTES,
-        )
-        .map(|bytes| Hashed {
-            digest: digest_of(&bytes),
-            bytes: Some(bytes),
-        }),
+        _ => crate::sources::read_capped(&file.path, crate::sources::MAX_COMPONENT_BYTES).map(
+            |bytes| Hashed {
+                digest: digest_of(&bytes),
+                bytes: Some(bytes),
+            },
+        ),
     }
 }
 

@@ -3,14 +3,14 @@
 use clap::Subcommand;
 use serde_json::json;
 
-use earshot_host::gate::sanitise_for_terminal;
-use earshot_host::mcp::{
+use crate::gate::sanitise_for_terminal;
+use crate::mcp::{
     McpOptions, McpServers, ServerEntry, ServerState, Transport, digest_for_trust, effective_entry,
     read_servers, seconds, shown_name,
 };
-use earshot_host::names::{SourceKind, check_source_name};
-use earshot_host::settings::{Layer, Settings, edit_project_settings, edit_settings};
-use earshot_host::trust::{record_trust, remove_trust};
+use crate::names::{SourceKind, check_source_name};
+use crate::settings::{Layer, Settings, edit_project_settings, edit_settings};
+use crate::trust::{record_trust, remove_trust};
 
 use super::progress::ProgressLine;
 use super::{CommandResult, Context, Failure, exit, output};

@@ -98,13 +98,11 @@ pub async fn run() -> ExitCode {
     };
     let result = match cli.command {
         Command::Mcp(command) => mcp::run(&context, command).await,
-        Command::Extensions(command) => files::run(
-            &context,
-            earshot_host::names::SourceKind::Extension,
-            command,
-        ),
+        Command::Extensions(command) => {
+            files::run(&context, crate::names::SourceKind::Extension, command)
+        }
         Command::Plugins(command) => {
-            files::run(&context, earshot_host::names::SourceKind::Plugin, command)
+            files::run(&context, crate::names::SourceKind::Plugin, command)
         }
         Command::Permissions(command) => permissions::run(&context, command),
         Command::Tools(command) => tools::run(context, command).await,

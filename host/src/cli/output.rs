@@ -3,7 +3,7 @@
 
 use std::io::IsTerminal;
 
-use earshot_host::gate::sanitise_for_terminal;
+use crate::gate::sanitise_for_terminal;
 
 fn colour_allowed() -> bool {
     std::env::var_os("NO_COLOR").is_none_or(|value| value.is_empty())

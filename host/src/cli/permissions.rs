@@ -3,13 +3,11 @@
 use clap::Subcommand;
 use serde_json::json;
 
-use earshot_host::gate::{
-    DecidedBy, Effect, OTHER_TOOL, ToolRequest, parse_rule, sanitise_for_terminal,
-};
-use earshot_host::mcp::read_servers;
-use earshot_host::names::{SourceKind, ToolId};
-use earshot_host::sources::{find_components, find_extensions};
-use earshot_host::trust::{RuleFile, write_rule};
+use crate::gate::{DecidedBy, Effect, OTHER_TOOL, ToolRequest, parse_rule, sanitise_for_terminal};
+use crate::mcp::read_servers;
+use crate::names::{SourceKind, ToolId};
+use crate::sources::{find_components, find_extensions};
+use crate::trust::{RuleFile, write_rule};
 
 use super::{CommandResult, Context, Failure, exit, output};
 

@@ -3,7 +3,7 @@
 
 use std::io::{IsTerminal, Write};
 
-use earshot_host::mcp::StartProgress;
+use crate::mcp::StartProgress;
 
 /// Prints progress on stderr when it is a terminal.
 pub(crate) struct ProgressLine {

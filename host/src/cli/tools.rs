@@ -7,12 +7,12 @@ use std::sync::{Arc, Mutex};
 use clap::Subcommand;
 use serde_json::json;
 
-use earshot_host::gate::{NonInteractivePrompter, Prompter, TerminalPrompter, strip_for_terminal};
-use earshot_host::host::{Host, HostBuilder};
-use earshot_host::mcp::{MAX_SEARCH_RESULTS, McpOptions, TOOL_SEARCH_NAME, read_servers};
-use earshot_host::names::SourceKind;
-use earshot_host::sandbox::ComponentCache;
-use earshot_host::{CallError, FailureCause};
+use crate::gate::{NonInteractivePrompter, Prompter, TerminalPrompter, strip_for_terminal};
+use crate::host::{Host, HostBuilder};
+use crate::mcp::{MAX_SEARCH_RESULTS, McpOptions, TOOL_SEARCH_NAME, read_servers};
+use crate::names::SourceKind;
+use crate::sandbox::ComponentCache;
+use crate::{CallError, FailureCause};
 
 use super::progress::ProgressLine;
 use super::{CommandResult, Context, Failure, exit, output};

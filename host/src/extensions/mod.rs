@@ -9,7 +9,7 @@
 //! * [`shape`] — the structural check of the default export.
 //! * [`errors`] — errors located in the original `.ts` file.
 //! * [`worker`] — one JS thread and context per extension.
-//! * [`tool_runner`] — the worker behind the dispatch seam ([`crate::runner::ToolRunner`]).
+//! * `tool_runner` — the worker behind the dispatch seam (the crate-private `ToolRunner`).
 
 pub mod errors;
 pub mod fetch;

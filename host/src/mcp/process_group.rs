@@ -18,7 +18,7 @@ fn live_groups() -> std::sync::MutexGuard<'static, BTreeSet<i32>> {
 /// Set once a terminating signal is being handled: the process is about to exit with its code.
 static ENDING_ON_SIGNAL: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
-/// Whether a terminating signal is being handled by [`end_all_groups_on_signals`]: a command that
+/// Whether a terminating signal is being handled by `end_all_groups_on_signals`: a command that
 /// finishes meanwhile (its servers just died) waits for the handler's exit code instead of
 /// exiting 0 first.
 pub fn ending_on_signal() -> bool {

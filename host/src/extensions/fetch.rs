@@ -1,6 +1,8 @@
-//! `fetch` for extensions: requests run on one shared background tokio runtime, so a slow
-//! server never blocks an extension's JS thread (its timers and other work go on) nor any other
-//! extension. The JS side awaits a channel; the job loop sleeps until the answer arrives.
+//! `fetch` for extensions: requests run as tasks on the session's tokio runtime (the embedder's:
+//! each JS thread enters it), so a slow server never blocks an extension's JS thread (its timers
+//! and other work go on) nor any other extension. The JS side awaits a channel; the job loop
+//! sleeps until the answer arrives. Only an extension started outside any runtime falls back to
+//! a small background runtime of the library's own.
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -14,8 +16,9 @@ use boa_runtime::fetch::response::JsResponse;
 /// The largest response body an extension receives (a bigger one is an error, not a crash).
 pub const MAX_RESPONSE_BYTES: usize = 32 * 1024 * 1024;
 
-/// The runtime every extension's requests run on (two workers, started on first use).
-fn runtime() -> &'static tokio::runtime::Runtime {
+/// The fallback runtime for extensions started outside any tokio runtime (two workers, started
+/// on first use).
+fn fallback_runtime() -> &'static tokio::runtime::Runtime {
     static RUNTIME: OnceLock<tokio::runtime::Runtime> = OnceLock::new();
     RUNTIME.get_or_init(|| {
         crate::tls::install_crypto_provider();
@@ -28,12 +31,15 @@ fn runtime() -> &'static tokio::runtime::Runtime {
     })
 }
 
-/// The HTTP client every extension shares (connection pool, TLS roots of the platform).
+/// The HTTP client every extension shares (TLS roots of the platform). Idle connections are not
+/// kept: a connection belongs to the runtime that opened it, and sessions on different runtimes
+/// share this client.
 fn client() -> &'static reqwest::Client {
     static CLIENT: OnceLock<reqwest::Client> = OnceLock::new();
     CLIENT.get_or_init(|| {
-        let _ = runtime();
+        crate::tls::install_crypto_provider();
         reqwest::Client::builder()
+            .pool_max_idle_per_host(0)
             .user_agent(concat!("earshot/", env!("CARGO_PKG_VERSION")))
             .connect_timeout(std::time::Duration::from_secs(30))
             .timeout(std::time::Duration::from_secs(300))
@@ -68,10 +74,14 @@ impl Fetcher for BackgroundFetcher {
         let body = request.body().clone();
         let (sender, receiver) = tokio::sync::oneshot::channel();
         let target = url.clone();
-        let task = runtime().spawn(async move {
+        let request = async move {
             let result = send(method, &target, headers, body).await;
             let _ = sender.send(result);
-        });
+        };
+        let task = match tokio::runtime::Handle::try_current() {
+            Ok(session) => session.spawn(request),
+            Err(_) => fallback_runtime().spawn(request),
+        };
         // A call that ends (or times out) before the answer arrives drops this future: the
         // request is cancelled with it instead of running on in the background.
         let _cancel_on_drop = AbortOnDrop(task.abort_handle());

@@ -158,6 +158,7 @@ impl ExtensionWorker {
             describing: Mutex::new(Vec::new()),
         });
         let thread_name = format!("ext-{name}");
+        let session = tokio::runtime::Handle::try_current().ok();
         let extension = name.to_string();
         let spawned = std::thread::Builder::new()
             .name(thread_name)
@@ -166,6 +167,8 @@ impl ExtensionWorker {
             // debug build. Only the pages used are committed.
             .stack_size(super::JS_STACK_BYTES)
             .spawn(move || {
+                // The session's runtime, where this extension's fetches run.
+                let _inside = session.as_ref().map(tokio::runtime::Handle::enter);
                 let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                     run_thread(&extension, entry, snapshot, limits, &loaded_sender, incoming);
                 }));

@@ -54,6 +54,7 @@ impl SourceKind {
 
 /// Why a source or tool name was refused.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum NameError {
     /// The name is empty.
     #[error("the name is empty")]

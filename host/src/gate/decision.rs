@@ -33,6 +33,7 @@ pub struct ToolRequest<'a> {
 /// What decided.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 #[serde(tag = "by", rename_all = "kebab-case")]
+#[non_exhaustive]
 pub enum DecidedBy {
     /// A rule in a settings file.
     Rule {

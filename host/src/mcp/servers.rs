@@ -66,6 +66,7 @@ impl McpOptions {
 
 /// Where a server stands, for `mcp list` and reports.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum ServerState {
     /// Connected, with its tools (raw JSON) and how long start-up took.
     Connected {

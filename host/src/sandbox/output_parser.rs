@@ -70,6 +70,7 @@ pub struct NormalisedOutput {
 
 /// Why a result could not be normalised.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum OutputError {
     /// The result is not a usable `CallToolResult`; the string says why.
     #[error("the server's result is malformed: {0}")]

@@ -28,6 +28,7 @@ pub const VALIDATOR_COMPONENT: &str = "schema-validator";
 
 /// Why a schema could not be compiled.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum SchemaError {
     /// The schema text is not JSON.
     #[error("the schema is not JSON: {0}")]

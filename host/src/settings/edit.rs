@@ -11,6 +11,7 @@ use super::no_links::{NoLinkError, open_lock_no_follow, read_text_no_follow, ref
 
 /// Why a settings file could not be edited.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum EditError {
     /// The file exists but does not parse; it is left untouched.
     #[error("refusing to rewrite it: {0}")]

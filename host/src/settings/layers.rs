@@ -57,6 +57,7 @@ impl SettingsFile {
 
 /// Something wrong with a settings file, reported to the user.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum SettingsProblem {
     /// The file is not valid JSON.
     #[error(

@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 
 /// Why a project file was refused or could not be opened.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum NoLinkError {
     /// The file, or a folder between the project root and it, is a symbolic link.
     #[error(

@@ -11,6 +11,7 @@ pub const KEY_FILE: &str = "trust.key";
 
 /// Why the trust key is not usable.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum TrustError {
     /// There is no user config dir to keep the key in.
     #[error("no user config dir: set EARSHOT_CONFIG_DIR or HOME")]

@@ -14,6 +14,7 @@ use super::key::{TrustError, TrustKey};
 /// Whether a source the repository chose may load, and if not, why.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 #[serde(tag = "state", rename_all = "kebab-case")]
+#[non_exhaustive]
 pub enum TrustState {
     /// A valid record for exactly what is there now.
     Trusted,
@@ -136,6 +137,7 @@ pub fn trust_state(settings: &Settings, kind: SourceKind, name: &str, digest: &s
 
 /// Why `trust`/`untrust` failed.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum RecordError {
     /// The key is unusable.
     #[error(transparent)]

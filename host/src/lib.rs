@@ -24,6 +24,7 @@
 //! * [`sandbox`] — the wasm sandboxes: schema validator, MCP output parser, tool components.
 //! * [`paths`] — where the user's files live.
 //! * [`cli`] — the `earshot` command, one more embedder of the same API.
+//! * [`serve`] — `earshot mcp serve`: the session's tools, gated, as one MCP server.
 
 pub mod cli;
 mod dispatch;
@@ -37,6 +38,7 @@ pub mod paths;
 pub mod registry;
 mod runner;
 pub mod sandbox;
+pub mod serve;
 pub mod settings;
 pub mod sources;
 mod tls;

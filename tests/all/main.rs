@@ -15,6 +15,7 @@ mod jco_host;
 mod mcp_conformance;
 mod mcp_output;
 mod mcp_real_servers;
+mod mcp_serve;
 mod mcp_servers;
 mod mcp_session;
 mod properties_mcp_output;

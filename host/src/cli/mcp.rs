@@ -4,6 +4,8 @@ use clap::Subcommand;
 use serde_json::json;
 
 use crate::gate::sanitise_for_terminal;
+use crate::host::HostBuilder;
+use crate::sandbox::ComponentCache;
 use crate::mcp::{
     McpOptions, McpServers, ServerEntry, ServerState, Transport, digest_for_trust, effective_entry,
     read_servers, seconds, shown_name,
@@ -17,6 +19,10 @@ use super::{CommandResult, Context, Failure, exit, output};
 
 #[derive(Debug, Subcommand)]
 pub(crate) enum McpCommand {
+    /// Serve every loaded tool (extensions, components, the servers behind), namespaced and
+    /// gated, as one MCP server over stdio. Asks go to the client through elicitation; a client
+    /// without it gets the ask denied with the rule to add.
+    Serve,
     /// Every configured server: scope, transport and state. Starts nothing untrusted.
     List {
         /// Print JSON.
@@ -112,6 +118,7 @@ pub(crate) enum TransportArg {
 
 pub(crate) async fn run(context: &Context, command: McpCommand) -> CommandResult {
     match command {
+        McpCommand::Serve => serve(context).await,
         McpCommand::List { json } => list(context, json).await,
         McpCommand::Get { name, json } => get(context, &name, json).await,
         McpCommand::Trust { name } => trust(context, &name),
@@ -341,6 +348,29 @@ async fn connect(context: &Context, only: Option<&str>) -> McpServers {
     .await;
     progress.finish();
     servers
+}
+
+/// `earshot mcp serve`: the session on the project's settings (the same trust rules as any
+/// session), served on stdin/stdout until the client closes stdin. What did not load goes to
+/// stderr and the client's log; stdout carries only the protocol.
+async fn serve(context: &Context) -> CommandResult {
+    let options = McpOptions {
+        end_servers_on_signals: true,
+        ..McpOptions::from_settings(&context.settings)
+    };
+    let host = HostBuilder::new(context.settings.clone())
+        .cache(ComponentCache::user())
+        .mcp_options(options)
+        .build()
+        .await
+        .map_err(|error| Failure::new(error.to_string()))?;
+    for problem in host.registry().problems() {
+        output::warning_line(&problem);
+    }
+    crate::serve::serve_stdio(std::sync::Arc::new(host))
+        .await
+        .map_err(|error| Failure::new(error.to_string()))?;
+    Ok(exit::OK)
 }
 
 /// The state as `list` shows it.

@@ -1,0 +1,185 @@
+//! The MCP server side of a session: `tools/list` is exactly what a model is shown, `tools/call`
+//! goes through [`Host::call`] (the gate first) with the client as the prompter, and the client
+//! hears `notifications/tools/list_changed` when that list changes (a `tool_search` surfaced
+//! tools, or a server behind changed its own).
+
+use std::borrow::Cow;
+use std::sync::{Arc, Mutex, Weak};
+use std::time::Duration;
+
+#[allow(deprecated)]
+use rmcp::model::{LoggingLevel, LoggingMessageNotificationParam};
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
+    ListToolsResult, PaginatedRequestParams, ProtocolVersion, ServerCapabilities, ServerConfig,
+    Tool, ToolAnnotations,
+};
+use rmcp::service::{NotificationContext, Peer, RequestContext};
+use rmcp::{ErrorData, RoleServer, ServerHandler};
+use serde_json::Value;
+
+use crate::host::{Host, ModelTool};
+use crate::names::SourceKind;
+
+use super::elicit_prompter::ElicitPrompter;
+
+/// How often the tools of the servers behind are checked for `list_changed` between requests.
+const WATCH_EVERY: Duration = Duration::from_secs(2);
+
+/// An rmcp server handler over one [`Host`]: serve it on any rmcp transport (`earshot mcp serve`
+/// uses stdio). Cheap to clone: clones share the host and what the client was last shown.
+#[derive(Clone)]
+pub struct EarshotServer {
+    host: Arc<Host>,
+    /// The tool names the client was last shown (or announced), to know when to announce again.
+    shown: Arc<Mutex<Vec<String>>>,
+}
+
+impl EarshotServer {
+    /// A handler serving `host`'s tools.
+    pub fn new(host: Arc<Host>) -> EarshotServer {
+        EarshotServer {
+            host,
+            shown: Arc::default(),
+        }
+    }
+
+    /// What the client is shown now, remembered as shown.
+    async fn current_tools(&self) -> Vec<Tool> {
+        let tools = self.host.model_tools().await;
+        *self.shown.lock().unwrap_or_else(|p| p.into_inner()) =
+            tools.iter().map(|tool| tool.name.clone()).collect();
+        tools.iter().map(mcp_tool).collect()
+    }
+
+    /// Tells the client its tool list changed, when it did since it was last shown.
+    async fn announce_changes(host: &Host, shown: &Mutex<Vec<String>>, peer: &Peer<RoleServer>) {
+        let now: Vec<String> = host.model_tools().await.into_iter().map(|t| t.name).collect();
+        let changed = {
+            let mut shown = shown.lock().unwrap_or_else(|p| p.into_inner());
+            let changed = *shown != now;
+            *shown = now;
+            changed
+        };
+        if changed && let Err(error) = peer.notify_tool_list_changed().await {
+            tracing::debug!(%error, "could not send tools/list_changed");
+        }
+    }
+}
+
+/// One tool as MCP shows it: `readOnlyHint` only where earshot honours the claim (an extension's
+/// or a component's, and `tool_search`), never for an MCP tool behind it.
+fn mcp_tool(tool: &ModelTool) -> Tool {
+    let schema = match &tool.input_schema {
+        Value::Object(schema) => schema.clone(),
+        _ => serde_json::Map::from_iter([("type".to_string(), Value::from("object"))]),
+    };
+    let mut shown = Tool::new(tool.name.clone(), tool.description.clone(), schema);
+    let honoured = tool.read_only && tool.kind != Some(SourceKind::Mcp);
+    if honoured {
+        shown = shown.annotate(ToolAnnotations::new().read_only(true));
+    }
+    shown
+}
+
+impl ServerHandler for EarshotServer {
+    // The 2026 protocol forbids server-to-client requests, and asks are elicitation requests.
+    fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
+        Cow::Borrowed(ProtocolVersion::known_up_to(&ProtocolVersion::V_2025_11_25))
+    }
+
+    // Logging is deprecated by SEP-2577 in later protocol versions; the versions served here
+    // (up to 2025-11-25) carry it, and it is where a client shows what did not load.
+    #[allow(deprecated)]
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(
+            ServerCapabilities::builder()
+                .enable_tools()
+                .enable_tool_list_changed()
+                .enable_logging()
+                .build(),
+        )
+        .with_server_info(Implementation::new("earshot", env!("CARGO_PKG_VERSION")))
+    }
+
+    #[allow(deprecated)]
+    async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
+        // What did not load goes to the client's log too (stdout carries only the protocol).
+        let problems = self.host.registry().problems();
+        for problem in problems {
+            let _ = context
+                .peer
+                .notify_logging_message(
+                    LoggingMessageNotificationParam::new(LoggingLevel::Warning, Value::from(problem))
+                        .with_logger("earshot"),
+                )
+                .await;
+        }
+        // Servers behind may change their tools between requests: look every few seconds, for as
+        // long as the host and the connection live.
+        let host: Weak<Host> = Arc::downgrade(&self.host);
+        let shown = self.shown.clone();
+        let peer = context.peer.clone();
+        tokio::spawn(async move {
+            loop {
+                tokio::time::sleep(WATCH_EVERY).await;
+                let Some(host) = host.upgrade() else { break };
+                if peer.is_transport_closed() {
+                    break;
+                }
+                if !host.refresh_changed_tools().await.is_empty() {
+                    EarshotServer::announce_changes(&host, &shown, &peer).await;
+                }
+            }
+        });
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        Ok(ListToolsResult::with_all_items(self.current_tools().await))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let input = Value::Object(request.arguments.unwrap_or_default()).to_string();
+        let can_elicit = context
+            .peer
+            .peer_info()
+            .is_some_and(|info| info.capabilities.elicitation.is_some());
+        let prompter = ElicitPrompter {
+            peer: context.peer.clone(),
+            can_elicit,
+            cancelled: context.ct.clone(),
+        };
+        let result = tokio::select! {
+            result = self.host.call(&request.name, &input, &prompter) => result,
+            // The client cancelled: the call stops here (rmcp discards any answer to it).
+            _ = context.ct.cancelled() => {
+                return Err(ErrorData::internal_error("the call was cancelled", None));
+            }
+        };
+        let answer = match result {
+            Ok(output) => {
+                if let Some(notice) = &output.notice {
+                    tracing::warn!("{notice}");
+                }
+                let content = vec![ContentBlock::text(output.output)];
+                if output.is_error {
+                    CallToolResult::error(content)
+                } else {
+                    CallToolResult::success(content)
+                }
+            }
+            // A denial, an invalid input or a failure is a result the model reads, never a crash.
+            Err(error) => CallToolResult::error(vec![ContentBlock::text(error.to_string())]),
+        };
+        EarshotServer::announce_changes(&self.host, &self.shown, &context.peer).await;
+        Ok(answer.into())
+    }
+}

@@ -45,9 +45,7 @@ fn served_sandbox(extra_servers: Value, allow: &[&str], deny: &[&str]) -> Sandbo
 fn client(sandbox: &Sandbox, steps: Value, elicitation: bool) -> Vec<Value> {
     let mut command = Command::new(mcp_python());
     command
-        .arg(
-            Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/mcp/clients/serve_client.py"),
-        )
+        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/mcp/clients/serve_client.py"))
         .arg(env!("CARGO_BIN_EXE_earshot"))
         .arg(sandbox.project())
         .arg(sandbox.config())
@@ -132,7 +130,10 @@ fn denied_and_invalid_calls_are_error_results_naming_the_rule() {
         out[2]
     );
     assert!(text(&out[3]).contains("no tool named"), "{}", out[3]);
-    assert!(out[4]["tools"].get("hello__greet").is_some(), "still serving");
+    assert!(
+        out[4]["tools"].get("hello__greet").is_some(),
+        "still serving"
+    );
 }
 
 #[test]
@@ -200,7 +201,11 @@ fn tool_search_surfaces_tools_and_the_client_hears_the_list_change() {
         out[1]
     );
     assert!(out[2]["list_changed"].as_u64().unwrap() >= 1, "{}", out[2]);
-    assert!(out[3]["tools"].get("thirty__get_weather_forecast").is_some());
+    assert!(
+        out[3]["tools"]
+            .get("thirty__get_weather_forecast")
+            .is_some()
+    );
     assert_eq!(out[4]["is_error"], json!(false), "{}", out[4]);
 }
 
@@ -286,13 +291,20 @@ fn a_hostile_client_costs_nothing_but_its_own_requests() {
             "clientInfo": {"name": "hostile", "version": "0"}}}),
     );
     let initialized: Value = serde_json::from_str(&lines.next().unwrap().unwrap()).unwrap();
-    assert_eq!(initialized["result"]["serverInfo"]["name"], json!("earshot"));
+    assert_eq!(
+        initialized["result"]["serverInfo"]["name"],
+        json!("earshot")
+    );
     send(
         &mut stdin,
         json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
     );
     // Garbage, a truncated message, a wrong shape, a 20 MB line, then a flood of calls.
-    writeln!(stdin, "hello there\n{{\"jsonrpc\": \"2.0\", \"id\": 2, \"meth").unwrap();
+    writeln!(
+        stdin,
+        "hello there\n{{\"jsonrpc\": \"2.0\", \"id\": 2, \"meth"
+    )
+    .unwrap();
     send(&mut stdin, json!({"jsonrpc": "2.0", "id": 3, "method": 7}));
     let huge = "x".repeat(20 << 20);
     send(
@@ -312,7 +324,8 @@ fn a_hostile_client_costs_nothing_but_its_own_requests() {
     let mut answered = std::collections::BTreeSet::new();
     let mut listed = false;
     for line in lines.by_ref() {
-        let message: Value = serde_json::from_str(&line.unwrap()).expect("stdout carries only JSON-RPC");
+        let message: Value =
+            serde_json::from_str(&line.unwrap()).expect("stdout carries only JSON-RPC");
         if let Some(id) = message["id"].as_i64() {
             if (100..300).contains(&id) {
                 assert_eq!(
@@ -333,10 +346,17 @@ fn a_hostile_client_costs_nothing_but_its_own_requests() {
         (100..300).all(|id| answered.contains(&id)),
         "every call of the flood was answered"
     );
-    assert!(!answered.contains(&4), "the 20 MB line was dropped, not answered");
+    assert!(
+        !answered.contains(&4),
+        "the 20 MB line was dropped, not answered"
+    );
     drop(stdin);
     let status = wait_with_timeout(&mut earshot, Duration::from_secs(30));
-    assert_eq!(status, Some(0), "earshot mcp serve exits cleanly when stdin closes");
+    assert_eq!(
+        status,
+        Some(0),
+        "earshot mcp serve exits cleanly when stdin closes"
+    );
 }
 
 fn wait_with_timeout(child: &mut std::process::Child, limit: Duration) -> Option<i32> {
@@ -374,5 +394,47 @@ fn an_untrusted_project_server_stays_inert_and_its_problem_goes_to_stderr_not_st
     assert!(
         stderr.contains("theirs") && stderr.contains("earshot mcp trust theirs"),
         "{stderr}"
+    );
+}
+
+#[test]
+fn claude_code_lists_earshot_mcp_serve_as_connected() {
+    let sandbox = served_sandbox(json!({}), &[], &[]);
+    let claude = crate::common::mcp_parts().join("node_modules/.bin/claude");
+    let home = tempfile::tempdir().unwrap();
+    let claude_command = |args: &[&str]| {
+        Command::new(&claude)
+            .args(args)
+            .env("HOME", home.path())
+            .env("EARSHOT_CONFIG_DIR", sandbox.config())
+            .current_dir(sandbox.project())
+            .output()
+            .expect("claude runs")
+    };
+    let earshot = env!("CARGO_BIN_EXE_earshot");
+    let config = format!("EARSHOT_CONFIG_DIR={}", sandbox.config().display());
+    let project = sandbox.project().display().to_string();
+    let added = claude_command(&[
+        "mcp",
+        "add",
+        "-s",
+        "user",
+        "earshot",
+        "-e",
+        &config,
+        "--",
+        earshot,
+        "--project",
+        &project,
+        "mcp",
+        "serve",
+    ]);
+    assert!(added.status.success(), "{added:?}");
+    let listed = claude_command(&["mcp", "list"]);
+    let stdout = String::from_utf8_lossy(&listed.stdout);
+    assert!(
+        stdout.contains("earshot:") && stdout.contains("Connected"),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&listed.stderr)
     );
 }

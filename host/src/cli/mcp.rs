@@ -5,12 +5,12 @@ use serde_json::json;
 
 use crate::gate::sanitise_for_terminal;
 use crate::host::HostBuilder;
-use crate::sandbox::ComponentCache;
 use crate::mcp::{
     McpOptions, McpServers, ServerEntry, ServerState, Transport, digest_for_trust, effective_entry,
     read_servers, seconds, shown_name,
 };
 use crate::names::{SourceKind, check_source_name};
+use crate::sandbox::ComponentCache;
 use crate::settings::{Layer, Settings, edit_project_settings, edit_settings};
 use crate::trust::{record_trust, remove_trust};
 

@@ -36,8 +36,9 @@ impl Prompter for ElicitPrompter {
             if !self.can_elicit {
                 return NonInteractivePrompter.ask(prompt).await;
             }
-            let not_approved =
-                |how: &str| PromptAnswer::Deny(format!("{} was {how} in the MCP client", prompt.target()));
+            let not_approved = |how: &str| {
+                PromptAnswer::Deny(format!("{} was {how} in the MCP client", prompt.target()))
+            };
             let params = ElicitRequestParams::FormElicitationParams {
                 meta: None,
                 message: message(prompt),
@@ -121,7 +122,8 @@ fn form(prompt: &PermissionPrompt) -> ElicitationSchema {
     let Value::Object(object) = schema else {
         unreachable!("a JSON object literal")
     };
-    ElicitationSchema::from_json_schema(object).expect("the form schema is a valid elicitation schema")
+    ElicitationSchema::from_json_schema(object)
+        .expect("the form schema is a valid elicitation schema")
 }
 
 /// The chosen value, when the content is `{"decision": "<string>"}`.

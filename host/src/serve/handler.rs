@@ -7,13 +7,13 @@ use std::borrow::Cow;
 use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 
-#[allow(deprecated)]
-use rmcp::model::{LoggingLevel, LoggingMessageNotificationParam};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
     ListToolsResult, PaginatedRequestParams, ProtocolVersion, ServerCapabilities, ServerConfig,
     Tool, ToolAnnotations,
 };
+#[allow(deprecated)]
+use rmcp::model::{LoggingLevel, LoggingMessageNotificationParam};
 use rmcp::service::{NotificationContext, Peer, RequestContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::Value;
@@ -54,7 +54,12 @@ impl EarshotServer {
 
     /// Tells the client its tool list changed, when it did since it was last shown.
     async fn announce_changes(host: &Host, shown: &Mutex<Vec<String>>, peer: &Peer<RoleServer>) {
-        let now: Vec<String> = host.model_tools().await.into_iter().map(|t| t.name).collect();
+        let now: Vec<String> = host
+            .model_tools()
+            .await
+            .into_iter()
+            .map(|t| t.name)
+            .collect();
         let changed = {
             let mut shown = shown.lock().unwrap_or_else(|p| p.into_inner());
             let changed = *shown != now;
@@ -110,8 +115,11 @@ impl ServerHandler for EarshotServer {
             let _ = context
                 .peer
                 .notify_logging_message(
-                    LoggingMessageNotificationParam::new(LoggingLevel::Warning, Value::from(problem))
-                        .with_logger("earshot"),
+                    LoggingMessageNotificationParam::new(
+                        LoggingLevel::Warning,
+                        Value::from(problem),
+                    )
+                    .with_logger("earshot"),
                 )
                 .await;
         }

@@ -376,7 +376,7 @@ fn an_untrusted_project_server_stays_inert_and_its_problem_goes_to_stderr_not_st
     let sandbox = Sandbox::new();
     sandbox.write(
         ".earshot/settings.json",
-        &json!({"mcpServers": {"theirs": {"command": "python3", "args": [mcp_fixture("clock.py")]}}})
+        json!({"mcpServers": {"theirs": {"command": "python3", "args": [mcp_fixture("clock.py")]}}})
             .to_string(),
     );
     let mut earshot = sandbox

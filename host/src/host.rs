@@ -338,7 +338,7 @@ impl Host {
         // the tool runs, so a list_changed refresh never waits on a prompt or a slow call.
         let tool = self
             .registry()
-            .find(name)
+            .find_shared(name)
             .cloned()
             .ok_or_else(|| CallError::UnknownTool(name.to_string()))?;
         if searching

@@ -44,7 +44,8 @@ pub struct RegistryProblem {
 /// Every tool in the session, by namespaced name.
 #[derive(Default)]
 pub struct ToolRegistry {
-    tools: BTreeMap<String, RegisteredTool>,
+    /// Shared, so a call takes its entry without copying it.
+    tools: BTreeMap<String, Arc<RegisteredTool>>,
     /// Names claimed by more than one source: (name, the sources that claimed it).
     collisions: BTreeMap<String, Vec<String>>,
     problems: Vec<RegistryProblem>,
@@ -78,7 +79,7 @@ impl ToolRegistry {
                 .insert(name, vec![who(&existing), who(&tool)]);
             return;
         }
-        self.tools.insert(name, tool);
+        self.tools.insert(name, Arc::new(tool));
     }
 
     /// Removes every tool of one source (before registering its new list), and its problems.
@@ -105,11 +106,16 @@ impl ToolRegistry {
 
     /// Every registered tool, sorted by namespaced name.
     pub fn tools(&self) -> impl Iterator<Item = &RegisteredTool> {
-        self.tools.values()
+        self.tools.values().map(|tool| &**tool)
     }
 
     /// The tool a model or user names: by namespaced name or by model-facing alias.
     pub fn find(&self, name: &str) -> Option<&RegisteredTool> {
+        self.find_shared(name).map(|tool| &**tool)
+    }
+
+    /// [`ToolRegistry::find`], as a shared entry a call can hold without the registry's lock.
+    pub(crate) fn find_shared(&self, name: &str) -> Option<&Arc<RegisteredTool>> {
         self.tools
             .get(name)
             .or_else(|| self.tools.values().find(|tool| tool.model_name == name))

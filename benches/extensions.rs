@@ -8,23 +8,24 @@
 //! per line, JSON, sort, word counts, string building) step by step inside one `execute`, against
 //! Node running the same steps in the same run.
 //!
-//! `cargo bench -p earshot-host --bench extensions` (needs `node` on PATH for the baseline).
+//! `cargo bench -p earshot-host --bench extensions` (needs `node` on PATH for the baseline);
+//! `-- text` runs the text workload alone; `-- unpinned` leaves the round-trip comparison's
+//! threads where the kernel puts them (see `OneCore`).
 
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
-use std::time::{Duration, Instant};
-
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use earshot_host::extensions::job_loop::JobLoop;
 use earshot_host::extensions::module_loader::ConfinedLoader;
 use earshot_host::extensions::runtime::new_context;
 use earshot_host::extensions::strip::strip_types;
 use earshot_host::extensions::{ExtensionLimits, ExtensionWorker, ScriptLimits};
-use earshot_host::gate::NonInteractivePrompter;
+use earshot_host::gate::{NonInteractivePrompter, Outcome, ToolRequest};
 use earshot_host::host::{Host, HostBuilder};
-use earshot_host::names::SourceKind;
-use earshot_host::sandbox::{ComponentCache, SandboxEngine, SchemaValidator};
+use earshot_host::names::{SourceKind, ToolId};
+use earshot_host::sandbox::{ComponentCache, SandboxEngine, SchemaValidator, Verdict};
 use earshot_host::settings::{ProjectPaths, Settings};
 use earshot_host::sources::{admission, extension_snapshot, find_extensions, is_shadowed};
 
@@ -213,6 +214,172 @@ async fn time_calls(samples: &mut Vec<Duration>, count: usize, call: impl AsyncF
         call().await;
         samples.push(start.elapsed());
     }
+}
+
+/// Every thread of this process on the core the caller runs on, while it lives; then each back
+/// on the cores it had. Threads started meanwhile inherit the one core.
+///
+/// Why: on this 2-core VM the kernel keeps a JS thread either on the caller's core (a trivial
+/// round trip then takes ~15 us) or on the other one, which must be woken for every call
+/// (~70 us), and which of the two JS threads (the session's, our own) gets which changes from
+/// run to run. Unpinned, the comparison of the two measured that placement (0.8x to 5.9x at p50
+/// in consecutive runs) rather than what earshot adds.
+struct OneCore {
+    /// The core.
+    core: usize,
+    #[cfg(target_os = "linux")]
+    restore: Vec<(libc::pid_t, libc::cpu_set_t)>,
+}
+
+impl OneCore {
+    /// Pins every thread; `None` where that is not supported or fails.
+    #[cfg(target_os = "linux")]
+    fn pin() -> Option<OneCore> {
+        let size = std::mem::size_of::<libc::cpu_set_t>();
+        // SAFETY: sched_getcpu takes no arguments and only reads the calling thread's state.
+        let core = usize::try_from(unsafe { libc::sched_getcpu() }).ok()?;
+        // SAFETY: cpu_set_t is a plain bit array, for which all zeroes is the empty set.
+        let mut only: libc::cpu_set_t = unsafe { std::mem::zeroed() };
+        // SAFETY: `core` came from sched_getcpu, so it is below CPU_SETSIZE.
+        unsafe { libc::CPU_SET(core, &mut only) };
+        let mut restore = Vec::new();
+        for entry in std::fs::read_dir("/proc/self/task").ok()?.flatten() {
+            let Some(tid) = entry
+                .file_name()
+                .to_str()
+                .and_then(|name| name.parse::<libc::pid_t>().ok())
+            else {
+                continue;
+            };
+            // SAFETY: as above, all zeroes is a valid (empty) cpu_set_t.
+            let mut old: libc::cpu_set_t = unsafe { std::mem::zeroed() };
+            // SAFETY: both calls get a thread id of this process and a pointer to a live
+            // cpu_set_t of exactly `size` bytes; a thread that has exited makes them fail.
+            let moved = unsafe {
+                libc::sched_getaffinity(tid, size, &mut old) == 0
+                    && libc::sched_setaffinity(tid, size, &only) == 0
+            };
+            if moved {
+                restore.push((tid, old));
+            }
+        }
+        Some(OneCore { core, restore })
+    }
+
+    /// Not supported here.
+    #[cfg(not(target_os = "linux"))]
+    fn pin() -> Option<OneCore> {
+        None
+    }
+}
+
+#[cfg(target_os = "linux")]
+impl Drop for OneCore {
+    fn drop(&mut self) {
+        let size = std::mem::size_of::<libc::cpu_set_t>();
+        for (tid, old) in &self.restore {
+            // SAFETY: a thread id of this process and a live cpu_set_t of `size` bytes; a thread
+            // that has exited makes it fail, which is fine.
+            unsafe { libc::sched_setaffinity(*tid, size, old) };
+        }
+    }
+}
+
+/// Names of the parts in [`round_trip_breakdown`], in its order.
+const PARTS: [&str; 6] = [
+    "Host::call",
+    "ExtensionWorker::call",
+    "Gate::authorize",
+    "validator sandbox",
+    "validate + ExtensionWorker::call",
+    "a busy wait as long as the validation + ExtensionWorker::call",
+];
+
+/// p50 of where an `execute` through `Host::call` goes, each part measured apart but in the
+/// same regime as the comparison above (rounds of [`ROUND_TRIP_CALLS`] calls in one `block_on`,
+/// the parts interleaved round by round): `Host::call` itself, the raw round trip, the session's
+/// gate alone, the input check in a validator sandbox (own instance, same component and
+/// schema), that check followed by the raw round trip (earshot's path without the session's
+/// lookups), and a busy wait as long as the check followed by the raw round trip (what the pause
+/// alone costs, apart from what the check does to the caches). Unpinned, the last two also show
+/// how far a round trip moves with the pause before it (the JS thread still spinning in its
+/// `recv` when the next call arrives, or asleep and woken on another core).
+fn round_trip_breakdown(
+    runtime: &tokio::runtime::Runtime,
+    host: &Host,
+    validator: &SchemaValidator,
+    raw_call: impl AsyncFn(),
+    through_earshot: impl AsyncFn(),
+) -> [(&'static str, Duration); 6] {
+    let tool = ToolId::new(SourceKind::Extension, "ext0", "tool0").expect("tool id");
+    let schema = host
+        .registry()
+        .find("ext0__tool0")
+        .expect("ext0__tool0")
+        .input_schema
+        .clone();
+    let compiled = validator.prepare(&schema).expect("schema");
+    let validate = || {
+        let verdict = validator
+            .validate(&compiled, r#"{"text":"hello"}"#)
+            .expect("validates");
+        assert!(matches!(verdict, Verdict::Valid));
+    };
+    let request = ToolRequest {
+        tool: &tool,
+        read_only: true,
+        title: None,
+        detail: None,
+    };
+    let mut validations = Vec::new();
+    runtime.block_on(time_calls(
+        &mut validations,
+        ROUND_TRIP_WARM_UP,
+        async || validate(),
+    ));
+    let validation = percentile(&mut validations, 0.5);
+    let part = async |index: usize| match index {
+        0 => through_earshot().await,
+        1 => raw_call().await,
+        2 => {
+            let outcome = host
+                .gate()
+                .authorize(&request, &NonInteractivePrompter)
+                .await;
+            assert_eq!(outcome, Outcome::Allowed);
+        }
+        3 => validate(),
+        4 => {
+            validate();
+            raw_call().await;
+        }
+        _ => {
+            let start = Instant::now();
+            while start.elapsed() < validation {
+                std::hint::spin_loop();
+            }
+            raw_call().await;
+        }
+    };
+    let mut samples: [Vec<Duration>; 6] = Default::default();
+    for index in 0..PARTS.len() {
+        runtime.block_on(time_calls(
+            &mut Vec::new(),
+            ROUND_TRIP_WARM_UP,
+            async || part(index).await,
+        ));
+    }
+    for round in 0..ROUND_TRIP_ROUNDS {
+        for step in 0..PARTS.len() {
+            let index = (round + step) % PARTS.len();
+            runtime.block_on(time_calls(
+                &mut samples[index],
+                ROUND_TRIP_CALLS,
+                async || part(index).await,
+            ));
+        }
+    }
+    std::array::from_fn(|index| (PARTS[index], percentile(&mut samples[index], 0.5)))
 }
 
 /// Rounds of the text workload; each step's best round is reported.
@@ -441,7 +608,17 @@ fn main() {
 
     // Execute round trips on one extension: through the session, and raw on a worker of our
     // own for the same file (its thread is not the session's, so neither side waits on the
-    // other's JS thread).
+    // other's JS thread). Every thread on one core while they run, unless `unpinned` is given:
+    // see [`OneCore`].
+    let pinned = if std::env::args().any(|arg| arg == "unpinned") {
+        None
+    } else {
+        OneCore::pin()
+    };
+    let placement = match &pinned {
+        Some(pinned) => format!("every thread on core {}", pinned.core),
+        None => "unpinned".to_string(),
+    };
     let host = host_for(&runtime, settings_for(&config, &project), &engine, &cache);
     let snapshot = extension_snapshot(&files[0]).expect("snapshot");
     // The session's limits too: these settings leave them at the defaults.
@@ -505,10 +682,20 @@ fn main() {
         all99.as_secs_f64() / raw99.as_secs_f64()
     );
     println!(
-        "execute p50: Host::call / raw JS-thread round trip {:.2}x (goal <= 1.2x), interleaved in {ROUND_TRIP_ROUNDS} rounds of {ROUND_TRIP_CALLS} calls per side",
+        "execute p50: Host::call / raw JS-thread round trip {:.2}x (goal <= 1.2x), interleaved in {ROUND_TRIP_ROUNDS} rounds of {ROUND_TRIP_CALLS} calls per side, {placement}",
         all50.as_secs_f64() / raw50.as_secs_f64()
+    );
+    let parts = round_trip_breakdown(&runtime, &host, &validator, raw_call, through_earshot);
+    let parts: Vec<String> = parts
+        .iter()
+        .map(|(part, p50)| format!("{part} {:.1} us", p50.as_secs_f64() * 1e6))
+        .collect();
+    println!(
+        "where an execute through earshot goes (p50 of each part alone, awaited, in {ROUND_TRIP_ROUNDS} interleaved rounds of {ROUND_TRIP_CALLS} after the rounds above): {}",
+        parts.join(", ")
     );
     drop(worker);
     drop(host);
+    drop(pinned);
     text_workload(&runtime, &engine, &cache, dir.path());
 }

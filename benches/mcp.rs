@@ -16,6 +16,7 @@
 //! `fixtures/mcp/parts/install.sh ~/.cache/earshot-mcp-parts` once (or set `MCP_PARTS_PYTHON` to
 //! the venv's python), then `cargo bench -p earshot-host --bench mcp`.
 
+use std::cell::RefCell;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::{Duration, Instant};
@@ -340,7 +341,7 @@ impl CallRun {
 struct CallFigures {
     runs: Vec<CallRun>,
     /// p50 of the parts of a `Host::call`, see [`call_breakdown`].
-    breakdown: [(&'static str, Duration); 6],
+    breakdown: [(&'static str, Duration); 7],
 }
 
 /// (b): `echo` through `Host::call` against a raw rmcp client on its own copy of the server.
@@ -426,9 +427,10 @@ async fn p50(call: impl AsyncFn()) -> Duration {
 /// p50 of where a `Host::call` of `echo` goes, measured apart, one after another: `Host::call`
 /// itself, `refresh_changed_tools` (which every call runs first), the call through earshot's MCP
 /// layer alone (`McpServers::call`), the input check in a validator sandbox, check + call +
-/// normalisation in sequence, and the normalisation alone in an mcp-output sandbox (own instances,
-/// same components).
-async fn call_breakdown(host: &Host) -> [(&'static str, Duration); 6] {
+/// normalisation in sequence and, of that, the two sandboxes' time (they run with caches the
+/// server and the client's tasks have just used, where alone they run in a tight loop), and the
+/// normalisation alone in an mcp-output sandbox (own instances, same components).
+async fn call_breakdown(host: &Host) -> [(&'static str, Duration); 7] {
     let servers = host.mcp().expect("servers");
     let arguments = json!({ "message": "hi" });
     let result = servers
@@ -453,6 +455,9 @@ async fn call_breakdown(host: &Host) -> [(&'static str, Duration); 6] {
             .expect("validates");
         assert!(matches!(verdict, Verdict::Valid));
     };
+    // The validation and normalisation times inside the sequence, where each sandbox runs
+    // right after the other work of a call rather than in a tight loop of its own.
+    let sandboxes_in_sequence = RefCell::new(Vec::new());
     [
         (
             "Host::call",
@@ -488,18 +493,29 @@ async fn call_breakdown(host: &Host) -> [(&'static str, Duration); 6] {
         (
             "validate + McpServers::call + normalise",
             p50(async || {
+                let start = Instant::now();
                 validate();
+                let validated = start.elapsed();
                 let outcome = servers
                     .call("every", "echo", arguments.clone())
                     .await
                     .expect("echo");
+                let start = Instant::now();
                 let normalised = parser
                     .normalise(&outcome.result.to_string(), None)
                     .expect("normalises");
+                sandboxes_in_sequence
+                    .borrow_mut()
+                    .push(validated + start.elapsed());
                 std::hint::black_box(normalised);
             })
             .await,
         ),
+        ("of which the two sandboxes", {
+            let mut samples = sandboxes_in_sequence.take();
+            let timed = samples.len() - BREAKDOWN_CALLS;
+            percentile(&mut samples[timed..], 0.5)
+        }),
         (
             "mcp-output sandbox",
             p50(async || {

@@ -297,7 +297,7 @@ fn main() {
         );
     });
     row(
-        "component tool call through earshot (gate + validation)",
+        "component tool call through earshot (gate + validation + blocking-pool hand-off)",
         "raw component call",
         through,
         raw,

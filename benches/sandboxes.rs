@@ -252,7 +252,7 @@ fn main() {
     );
 
     // 4. A trivial component tool call through earshot (registry lookup, gate, input validated
-    //    in the validator sandbox, call on tokio's blocking pool), awaited on the bench's
+    //    in the validator sandbox, the component in place after a quick call), awaited on the bench's
     //    runtime, versus the same call straight into the component.
     let home = tempfile::tempdir().expect("temp dir");
     std::fs::create_dir_all(home.path().join("config/plugins")).expect("plugins dir");
@@ -297,7 +297,7 @@ fn main() {
         );
     });
     row(
-        "component tool call through earshot (gate + validation + blocking-pool hand-off)",
+        "component tool call through earshot (gate + validation)",
         "raw component call",
         through,
         raw,

@@ -1,6 +1,6 @@
 //! `earshot mcp serve`: the `tools/call` round trip of a trivial component tool (`hello__greet`)
 //! through earshot's MCP server (`EarshotServer` over a `Host`: gate, validator sandbox, the
-//! component on tokio's blocking pool) against the same component behind a raw rmcp server whose
+//! component) against the same component behind a raw rmcp server whose
 //! handler calls it directly, in the same run. Both servers sit behind the same in-memory pipe and
 //! the same rmcp client, so the difference is what earshot adds. 6 interleaved runs of 2,000
 //! calls each side; p50 per run and overall.

@@ -7,6 +7,7 @@
 //! [`Host`].
 
 use std::collections::BTreeSet;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock, RwLockReadGuard};
 
 use serde_json::{Value, json};
@@ -45,6 +46,9 @@ pub struct Host {
     mcp: Option<Arc<McpServers>>,
     parser: Option<Arc<McpOutputParser>>,
     surfaced: Mutex<BTreeSet<String>>,
+    /// Bumped whenever what a model is shown may have changed (a server's new tool list, a
+    /// `tool_search` that surfaced tools), so a listener can tell without listing.
+    listing_version: AtomicU64,
 }
 
 /// One tool as a model is shown it.
@@ -228,6 +232,7 @@ impl HostBuilder {
             mcp,
             parser,
             surfaced: Mutex::new(BTreeSet::new()),
+            listing_version: AtomicU64::new(0),
         })
     }
 }
@@ -272,8 +277,16 @@ impl Host {
             for server in &changed {
                 reload_server_tools(servers, server, &self.validator, parser, &mut registry);
             }
+            self.listing_version.fetch_add(1, Ordering::SeqCst);
         }
         changed
+    }
+
+    /// A number that changes whenever what [`Host::model_tools`] returns may have changed (a
+    /// server's new tool list was picked up, or `tool_search` surfaced tools): compare it to tell
+    /// a client its list changed without listing.
+    pub fn listing_version(&self) -> u64 {
+        self.listing_version.load(Ordering::SeqCst)
     }
 
     /// Whether MCP tools are reached through `tool_search` (more than 25 of them), after picking
@@ -404,7 +417,9 @@ impl Host {
             .iter()
             .filter_map(|name| registry.find(name))
             .map(|tool| {
-                surfaced.insert(tool.id.namespaced());
+                if surfaced.insert(tool.id.namespaced()) {
+                    self.listing_version.fetch_add(1, Ordering::SeqCst);
+                }
                 model_tool(tool)
             })
             .collect();

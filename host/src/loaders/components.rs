@@ -119,7 +119,7 @@ fn load_one(
             input_schema: tool.input_schema.clone(),
             read_only: tool.read_only,
             compiled_schema: Arc::new(compiled),
-            runner: Arc::new(ComponentRunner(component.clone())),
+            runner: Arc::new(ComponentRunner::new(component.clone())),
         });
     }
     Ok(())

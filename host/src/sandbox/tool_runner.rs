@@ -1,15 +1,40 @@
-//! A component's tools behind the dispatch seam. A call runs on tokio's blocking pool: it may
-//! take up to the component's CPU deadline, and must not hold up the caller's async tasks.
+//! A component's tools behind the dispatch seam. A call may take up to the component's CPU
+//! deadline, so it must not hold up the caller's other async tasks for long:
+//! * on a current-thread runtime it runs on the blocking pool;
+//! * on a multi-thread runtime, a component whose last call finished within [`QUICK`] runs in
+//!   place on the worker (a quick call costs less than any hand-off); otherwise (its first call,
+//!   or after a slow one) it runs after handing this worker's other tasks to another thread
+//!   (`block_in_place`). A component that turns slow holds one worker for that one call at most
+//!   (up to its CPU deadline); its next call is handed off again.
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
 
 use crate::names::ToolId;
 use crate::runner::{BoxFuture, CallError, FailureCause, ToolOutput, ToolRunner};
 
 use super::{SandboxError, ToolComponent};
 
+/// A call that took less than this lets the component's next call run in place.
+pub(crate) const QUICK: Duration = Duration::from_millis(1);
+
 /// A loaded component as the registry holds it.
-pub(crate) struct ComponentRunner(pub Arc<ToolComponent>);
+pub(crate) struct ComponentRunner {
+    component: Arc<ToolComponent>,
+    /// Its last call finished within [`QUICK`].
+    last_was_quick: AtomicBool,
+}
+
+impl ComponentRunner {
+    /// The runner of `component`; its first call is handed off.
+    pub(crate) fn new(component: Arc<ToolComponent>) -> ComponentRunner {
+        ComponentRunner {
+            component,
+            last_was_quick: AtomicBool::new(false),
+        }
+    }
+}
 
 impl ToolRunner for ComponentRunner {
     fn call<'a>(
@@ -17,12 +42,26 @@ impl ToolRunner for ComponentRunner {
         tool: &'a ToolId,
         input_json: &'a str,
     ) -> BoxFuture<'a, Result<ToolOutput, CallError>> {
-        let component = self.0.clone();
+        let component = self.component.clone();
         let name = tool.tool().to_string();
         let input = input_json.to_string();
         Box::pin(async move {
-            let output = tokio::task::spawn_blocking(move || component.call(&name, &input))
-                .await
+            let multi_thread = tokio::runtime::Handle::try_current().is_ok_and(|runtime| {
+                runtime.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread
+            });
+            let started = Instant::now();
+            let output = if !multi_thread {
+                tokio::task::spawn_blocking(move || component.call(&name, &input)).await
+            } else if self.last_was_quick.load(Ordering::Relaxed) {
+                Ok(component.call(&name, &input))
+            } else {
+                Ok(tokio::task::block_in_place(|| {
+                    component.call(&name, &input)
+                }))
+            };
+            self.last_was_quick
+                .store(started.elapsed() < QUICK, Ordering::Relaxed);
+            let output = output
                 .map_err(|_| {
                     let error = SandboxError::Trap {
                         component: tool.source().to_string(),

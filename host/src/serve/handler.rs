@@ -4,7 +4,8 @@
 //! tools, or a server behind changed its own).
 
 use std::borrow::Cow;
-use std::sync::{Arc, Mutex, Weak};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Weak};
 use std::time::Duration;
 
 use rmcp::model::{
@@ -31,8 +32,8 @@ const WATCH_EVERY: Duration = Duration::from_secs(2);
 #[derive(Clone)]
 pub struct EarshotServer {
     host: Arc<Host>,
-    /// The tool names the client was last shown (or announced), to know when to announce again.
-    shown: Arc<Mutex<Vec<String>>>,
+    /// The host's listing version the client was last shown or told about.
+    shown: Arc<AtomicU64>,
 }
 
 impl EarshotServer {
@@ -47,26 +48,17 @@ impl EarshotServer {
     /// What the client is shown now, remembered as shown.
     async fn current_tools(&self) -> Vec<Tool> {
         let tools = self.host.model_tools().await;
-        *self.shown.lock().unwrap_or_else(|p| p.into_inner()) =
-            tools.iter().map(|tool| tool.name.clone()).collect();
+        self.shown
+            .store(self.host.listing_version(), Ordering::SeqCst);
         tools.iter().map(mcp_tool).collect()
     }
 
-    /// Tells the client its tool list changed, when it did since it was last shown.
-    async fn announce_changes(host: &Host, shown: &Mutex<Vec<String>>, peer: &Peer<RoleServer>) {
-        let now: Vec<String> = host
-            .model_tools()
-            .await
-            .into_iter()
-            .map(|t| t.name)
-            .collect();
-        let changed = {
-            let mut shown = shown.lock().unwrap_or_else(|p| p.into_inner());
-            let changed = *shown != now;
-            *shown = now;
-            changed
-        };
-        if changed && let Err(error) = peer.notify_tool_list_changed().await {
+    /// Tells the client its tool list changed, when it may have since it was last shown or told.
+    async fn announce_changes(host: &Host, shown: &AtomicU64, peer: &Peer<RoleServer>) {
+        let now = host.listing_version();
+        if shown.swap(now, Ordering::SeqCst) != now
+            && let Err(error) = peer.notify_tool_list_changed().await
+        {
             tracing::debug!(%error, "could not send tools/list_changed");
         }
     }

@@ -343,12 +343,13 @@ impl Host {
         prompter: &dyn Prompter,
     ) -> Result<ToolOutput, CallError> {
         self.refresh_changed_tools().await;
-        let searching = self.counted_tool_search_active();
+        // With no MCP server there is no tool_search to count for.
+        let searching = self.mcp.is_some() && self.counted_tool_search_active();
         if name == TOOL_SEARCH_NAME && searching {
             return self.tool_search(input_json);
         }
-        // A copy of the entry (it holds only `Arc`s): no lock is held while the gate asks or
-        // the tool runs, so a list_changed refresh never waits on a prompt or a slow call.
+        // The shared entry: no lock is held while the gate asks or the tool runs, so a
+        // list_changed refresh never waits on a prompt or a slow call.
         let tool = self
             .registry()
             .find_shared(name)

@@ -10,30 +10,19 @@
 
 #[path = "src/sandbox/engine_config.rs"]
 mod engine_config;
+#[path = "guest_build.rs"]
+mod guest_build;
 
 use std::env;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use guest_build::{TARGET, built_dir, guest_build_command};
+
 /// (package, wasm file stem): the guests the host embeds.
 const GUESTS: &[(&str, &str)] = &[
     ("earshot-schema-validator", "earshot_schema_validator"),
     ("earshot-mcp-output", "earshot_mcp_output"),
-];
-
-const TARGET: &str = "wasm32-wasip2";
-
-/// Variables from the outer build that must not reach the nested wasm build.
-const SCRUBBED_ENV: &[&str] = &[
-    "CARGO_ENCODED_RUSTFLAGS",
-    "RUSTFLAGS",
-    "CARGO_TARGET_DIR",
-    "CARGO_BUILD_TARGET",
-    "CARGO_BUILD_RUSTFLAGS",
-    "RUSTC_WRAPPER",
-    "RUSTC_WORKSPACE_WRAPPER",
-    "CARGO_LLVM_COV",
-    "CARGO_INCREMENTAL",
 ];
 
 fn main() {
@@ -50,6 +39,7 @@ fn main() {
         "guest-sdk",
         "host/guests",
         "host/terminal-text",
+        "host/guest_build.rs",
         "Cargo.lock",
     ] {
         println!(
@@ -70,10 +60,7 @@ fn main() {
 
     for (package, stem) in GUESTS {
         build_guest(&workspace, &guest_target_dir, package);
-        let built = guest_target_dir
-            .join(TARGET)
-            .join("guest")
-            .join(format!("{stem}.wasm"));
+        let built = built_dir(&guest_target_dir).join(format!("{stem}.wasm"));
         let copied = out_dir.join(format!("{stem}.wasm"));
         std::fs::copy(&built, &copied).unwrap_or_else(|error| {
             panic!(
@@ -144,32 +131,7 @@ fn require_wasm_target() {
 }
 
 fn build_guest(workspace: &Path, target_dir: &Path, package: &str) {
-    let cargo = env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    let mut command = Command::new(cargo);
-    command
-        .current_dir(workspace)
-        .args([
-            "build",
-            "--quiet",
-            "--profile",
-            "guest",
-            "--target",
-            TARGET,
-            "--package",
-            package,
-        ])
-        .arg("--manifest-path")
-        .arg(workspace.join("Cargo.toml"))
-        .arg("--target-dir")
-        .arg(target_dir);
-    for name in SCRUBBED_ENV {
-        command.env_remove(name);
-    }
-    for (name, _) in env::vars() {
-        if name.starts_with("CARGO_PROFILE_") {
-            command.env_remove(name);
-        }
-    }
+    let mut command = guest_build_command(workspace, target_dir, &[package]);
     // The child's stdout must not reach cargo, which reads `cargo:` lines from a build script's stdout.
     command.stdout(std::process::Stdio::from(std::io::stderr()));
     let status = command.status().unwrap_or_else(|error| {

@@ -1,27 +1,18 @@
 //! The test-only guest components (`fixtures/components`: hello-tool, hostile-tool, future-tool),
 //! built once per test run by this dev-only path, not by the library's build script: the library
-//! ships only its own two guests. They are built exactly as host/build.rs builds those (profile
-//! `guest`, target `wasm32-wasip2`, the outer build's flags removed) into the same `<target>/guests`.
+//! ships only its own two guests. They are built by the same command as those (host/guest_build.rs)
+//! into the same `<target>/guests`.
+
+#[path = "../../../host/guest_build.rs"]
+mod guest_build;
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::sync::OnceLock;
+
+use guest_build::{built_dir, guest_build_command};
 
 /// The fixture packages, built together in one cargo run.
 const PACKAGES: &[&str] = &["hello-tool", "hostile-tool", "future-tool"];
-
-/// Variables from the outer build that must not reach the nested wasm build.
-const SCRUBBED_ENV: &[&str] = &[
-    "CARGO_ENCODED_RUSTFLAGS",
-    "RUSTFLAGS",
-    "CARGO_TARGET_DIR",
-    "CARGO_BUILD_TARGET",
-    "CARGO_BUILD_RUSTFLAGS",
-    "RUSTC_WRAPPER",
-    "RUSTC_WORKSPACE_WRAPPER",
-    "CARGO_LLVM_COV",
-    "CARGO_INCREMENTAL",
-];
 
 /// The guest SDK's example component (fixtures/components/hello-tool).
 pub fn hello_wasm() -> &'static str {
@@ -55,25 +46,8 @@ pub fn output_dir() -> &'static Path {
             .parent()
             .expect("the tmp dir sits in the target dir")
             .join("guests");
-        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-        let mut command = Command::new(cargo);
-        command
-            .current_dir(workspace)
-            .args(["build", "--quiet", "--locked", "--profile", "guest"])
-            .args(["--target", "wasm32-wasip2"])
-            .arg("--target-dir")
-            .arg(&target_dir);
-        for package in PACKAGES {
-            command.args(["--package", package]);
-        }
-        for name in SCRUBBED_ENV {
-            command.env_remove(name);
-        }
-        for (name, _) in std::env::vars() {
-            if name.starts_with("CARGO_PROFILE_") {
-                command.env_remove(name);
-            }
-        }
+        let mut command = guest_build_command(workspace, &target_dir, PACKAGES);
+        command.arg("--locked");
         let status = command
             .status()
             .expect("cargo runs to build the fixture components");
@@ -81,6 +55,6 @@ pub fn output_dir() -> &'static Path {
             status.success(),
             "building the fixture components for wasm32-wasip2 failed; its errors are above"
         );
-        target_dir.join("wasm32-wasip2").join("guest")
+        built_dir(&target_dir)
     })
 }

@@ -72,6 +72,14 @@ impl CallError {
         }
     }
 
+    /// The input is not JSON (a tool's input must be a JSON value before anything checks it).
+    pub(crate) fn not_json(tool: &ToolId, reason: impl std::fmt::Display) -> CallError {
+        CallError::InvalidInput {
+            tool: tool.namespaced(),
+            issues: vec![format!("it is not JSON: {reason}")],
+        }
+    }
+
     /// The typed cause of a runtime failure; `None` for the other variants.
     pub fn cause(&self) -> Option<&FailureCause> {
         match self {
@@ -144,6 +152,14 @@ pub enum FailureCause {
     /// The extension was given up on earlier (it failed to load, or its thread got stuck).
     #[error("the extension is unavailable")]
     ExtensionUnavailable,
+}
+
+/// The input a runner hands its runtime, parsed once validation has passed.
+///
+/// # Errors
+/// [`CallError::InvalidInput`] when it is not JSON.
+pub(crate) fn parse_input(tool: &ToolId, input_json: &str) -> Result<serde_json::Value, CallError> {
+    serde_json::from_str(input_json).map_err(|error| CallError::not_json(tool, error))
 }
 
 /// What an extension's `describe(input)` wrote for a permission prompt (either may be absent).

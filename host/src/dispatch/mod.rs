@@ -53,12 +53,7 @@ pub(crate) async fn call_registered(
         })?;
     match verdict {
         Verdict::Valid => {}
-        Verdict::NotJson(reason) => {
-            return Err(CallError::InvalidInput {
-                tool: tool.id.namespaced(),
-                issues: vec![format!("it is not JSON: {reason}")],
-            });
-        }
+        Verdict::NotJson(reason) => return Err(CallError::not_json(&tool.id, reason)),
         Verdict::Invalid(issues) => {
             return Err(CallError::InvalidInput {
                 tool: tool.id.namespaced(),

@@ -1,7 +1,7 @@
 //! An extension's tools behind the dispatch seam: calls and `describe` go to its JS thread.
 
 use crate::names::ToolId;
-use crate::runner::{BoxFuture, CallError, PromptText, ToolOutput, ToolRunner};
+use crate::runner::{BoxFuture, CallError, PromptText, ToolOutput, ToolRunner, parse_input};
 
 use super::ExtensionWorker;
 
@@ -12,11 +12,7 @@ impl ToolRunner for ExtensionWorker {
         input_json: &'a str,
     ) -> BoxFuture<'a, Result<ToolOutput, CallError>> {
         Box::pin(async move {
-            let input: serde_json::Value =
-                serde_json::from_str(input_json).map_err(|error| CallError::InvalidInput {
-                    tool: tool.namespaced(),
-                    issues: vec![format!("it is not JSON: {error}")],
-                })?;
+            let input = parse_input(tool, input_json)?;
             ExtensionWorker::call(self, tool.tool(), input)
                 .await
                 .map_err(|error| match error {

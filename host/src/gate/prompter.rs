@@ -38,22 +38,28 @@ pub trait Prompter: Send + Sync {
     }
 }
 
+/// A deny for an ask no one can answer (`why`), with the one command that allows the call: the
+/// local file when there is a project, else the user's settings.
+pub(crate) fn deny_naming_the_rule(prompt: &PermissionPrompt, why: &str) -> PromptAnswer {
+    let scope = if prompt.local_settings().is_some() {
+        ""
+    } else {
+        " -s user"
+    };
+    PromptAnswer::Deny(format!(
+        "{} needs approval and {why}; to allow it, run `earshot permissions allow {}{scope}`",
+        prompt.target(),
+        super::rules::shell_word(prompt.rule_name())
+    ))
+}
+
 /// Denies every ask, saying which rule to add and where: for runs with no terminal to ask on.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct NonInteractivePrompter;
 
 impl Prompter for NonInteractivePrompter {
     fn ask<'a>(&'a self, prompt: &'a PermissionPrompt) -> BoxFuture<'a, PromptAnswer> {
-        let scope = if prompt.local_settings().is_some() {
-            ""
-        } else {
-            " -s user"
-        };
-        let answer = PromptAnswer::Deny(format!(
-            "{} needs approval and there is no terminal to ask on; to allow it, run `earshot permissions allow {}{scope}`",
-            prompt.target(),
-            super::rules::shell_word(prompt.rule_name())
-        ));
+        let answer = deny_naming_the_rule(prompt, "there is no terminal to ask on");
         Box::pin(std::future::ready(answer))
     }
 

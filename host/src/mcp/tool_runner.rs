@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use crate::names::ToolId;
-use crate::runner::{BoxFuture, CallError, FailureCause, ToolOutput, ToolRunner};
+use crate::runner::{BoxFuture, CallError, FailureCause, ToolOutput, ToolRunner, parse_input};
 use crate::sandbox::McpOutputParser;
 
 use super::McpServers;
@@ -29,11 +29,7 @@ impl ToolRunner for McpRunner {
         input_json: &'a str,
     ) -> BoxFuture<'a, Result<ToolOutput, CallError>> {
         Box::pin(async move {
-            let input: serde_json::Value =
-                serde_json::from_str(input_json).map_err(|error| CallError::InvalidInput {
-                    tool: id.namespaced(),
-                    issues: vec![format!("it is not JSON: {error}")],
-                })?;
+            let input = parse_input(id, input_json)?;
             let outcome = self.servers.call(id.source(), id.tool(), input).await?;
             // The sandbox runs inline: it is bounded by its own CPU deadline and memory cap, and
             // a hand-off to another thread would cost more than the normalisation itself.

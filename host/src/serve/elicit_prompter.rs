@@ -13,7 +13,7 @@ use rmcp::service::{Peer, PeerRequestOptions};
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
-use crate::gate::{PermissionPrompt, PromptAnswer, Prompter, shell_word};
+use crate::gate::{PermissionPrompt, PromptAnswer, Prompter, deny_naming_the_rule};
 use crate::runner::BoxFuture;
 
 /// The answers the form offers, as the client returns them.
@@ -34,16 +34,10 @@ impl Prompter for ElicitPrompter {
     fn ask<'a>(&'a self, prompt: &'a PermissionPrompt) -> BoxFuture<'a, PromptAnswer> {
         Box::pin(async move {
             if !self.can_elicit {
-                let scope = if prompt.local_settings().is_some() {
-                    ""
-                } else {
-                    " -s user"
-                };
-                return PromptAnswer::Deny(format!(
-                    "{} needs approval and this MCP client cannot be asked (it declared no elicitation); to allow it, run `earshot permissions allow {}{scope}`",
-                    prompt.target(),
-                    shell_word(prompt.rule_name())
-                ));
+                return deny_naming_the_rule(
+                    prompt,
+                    "this MCP client cannot be asked (it declared no elicitation)",
+                );
             }
             let not_approved = |how: &str| {
                 PromptAnswer::Deny(format!("{} was {how} in the MCP client", prompt.target()))

@@ -361,3 +361,52 @@ fn runtime_failures_are_matched_by_their_typed_cause() {
         "{threw}"
     );
 }
+
+/// An embedder's prompter that would allow anything, always, and counts how often it was asked.
+struct AllowsEverything(std::sync::atomic::AtomicUsize);
+
+impl earshot_host::Prompter for AllowsEverything {
+    fn ask<'a>(
+        &'a self,
+        _prompt: &'a earshot_host::PermissionPrompt,
+    ) -> earshot_host::BoxFuture<'a, earshot_host::PromptAnswer> {
+        Box::pin(async move {
+            self.0.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            tokio::task::yield_now().await;
+            earshot_host::PromptAnswer::AllowAlwaysForProject
+        })
+    }
+}
+
+#[test]
+fn an_async_prompter_that_allows_everything_cannot_turn_a_deny_into_an_allow() {
+    let sandbox = Sandbox::new();
+    sandbox.user_settings(json!({
+        "mcpServers": {"clock": fixture_server("clock.py", &[])},
+        "permissions": {"deny": ["Mcp(clock__echo)"]},
+    }));
+    let prompter = AllowsEverything(std::sync::atomic::AtomicUsize::new(0));
+    let host = crate::common::block_on(
+        HostBuilder::new(settings(&sandbox))
+            .cache(shared_cache())
+            .build(),
+    )
+    .expect("host loads");
+    let denied = crate::common::block_on(host.call("clock__echo", r#"{"text":"x"}"#, &prompter));
+    assert!(
+        matches!(&denied, Err(CallError::Denied(reason)) if reason.contains("Mcp(clock__echo)")),
+        "{denied:?}"
+    );
+    assert_eq!(
+        prompter.0.load(std::sync::atomic::Ordering::SeqCst),
+        0,
+        "never asked"
+    );
+    assert!(
+        !sandbox
+            .project()
+            .join(".earshot/settings.local.json")
+            .exists(),
+        "nothing was written"
+    );
+}

@@ -438,3 +438,38 @@ fn claude_code_lists_earshot_mcp_serve_as_connected() {
         String::from_utf8_lossy(&listed.stderr)
     );
 }
+
+#[test]
+fn a_client_that_allows_everything_cannot_turn_a_deny_into_an_allow() {
+    // The deny is in the user's settings; the local file holds an allow earshot signed.
+    let sandbox = served_sandbox(json!({}), &[], &["Extension(writer__note)"]);
+    let (code, _, err) = sandbox.run(&["permissions", "allow", "Extension(writer__note)"]);
+    assert_eq!(code, 0, "{err}");
+    let local_file = sandbox.project().join(".earshot/settings.local.json");
+    let local_before = std::fs::read_to_string(&local_file).unwrap();
+    let out = client(
+        &sandbox,
+        json!([
+            {"op": "call", "name": "writer__note", "args": {"text": "x"}, "answer": "allow_always"},
+            {"op": "call", "name": "writer__note", "args": {"text": "y"}, "answer": "allow_once"},
+        ]),
+        true,
+    );
+    for step in &out {
+        assert_eq!(step["is_error"], json!(true), "{step}");
+        assert!(
+            text(step).contains("writer__note is denied by the rule \"Extension(writer__note)\""),
+            "{step}"
+        );
+        assert_eq!(
+            step["asked"],
+            json!([]),
+            "a denied call never reaches the client: {step}"
+        );
+    }
+    assert_eq!(
+        std::fs::read_to_string(&local_file).unwrap(),
+        local_before,
+        "nothing was written"
+    );
+}

@@ -107,7 +107,8 @@ pub struct PendingLoad {
 impl PendingLoad {
     /// The worker, its tools once loaded, or why it did not load. Waits at most until the load
     /// timeout (from when the load started) plus a grace period; after that the extension is
-    /// marked failed.
+    /// marked failed. It blocks the calling thread: from async code, call it on the blocking pool
+    /// (`HostBuilder::build` does).
     pub fn wait(self, started: Instant) -> (Arc<ExtensionWorker>, Result<Vec<ToolSpec>, String>) {
         let limit = started + self.worker.limits.load_timeout + STUCK_GRACE;
         let result = match self

@@ -407,7 +407,7 @@ fn text_workload(
             "{text_js}
 export default {{ tools: [{{ name: 'run', description: 'The text workload',
              inputSchema: {{ type: 'object' }}, readOnly: true,
-             execute() {{ return JSON.stringify(workload(12000, {TEXT_ROUNDS})); }} }}] }};
+             execute() {{ return JSON.stringify({{ steps: workload(12000, {TEXT_ROUNDS}), reference: workload(12000, {TEXT_ROUNDS}, referenceSteps) }}); }} }}] }};
 "
         ),
     )
@@ -429,7 +429,7 @@ export default {{ tools: [{{ name: 'run', description: 'The text workload',
         &script,
         format!(
             "{text_js}
-console.log(JSON.stringify({{ version: process.version, steps: workload(12000, {TEXT_ROUNDS}) }}));
+console.log(JSON.stringify({{ version: process.version, steps: workload(12000, {TEXT_ROUNDS}), reference: workload(12000, {TEXT_ROUNDS}, referenceSteps) }}));
 "
         ),
     )
@@ -450,30 +450,47 @@ console.log(JSON.stringify({{ version: process.version, steps: workload(12000, {
         "| step | earshot ms | Node ms | ratio |
 |---|---:|---:|---:|"
     );
+    let (total, node_total) = print_steps(&ours, theirs.as_ref(), "steps", "");
+    println!(
+        "| whole workload | {total:.0} | {node_total:.1} | {:.0}x |",
+        total / node_total.max(0.1)
+    );
+    print_steps(
+        &ours,
+        theirs.as_ref(),
+        "reference",
+        " (reference, not in the workload)",
+    );
+}
+
+/// One table row per step of `ours[group]` against Node's, checking both gave the same answer;
+/// returns the two totals.
+fn print_steps(
+    ours: &serde_json::Value,
+    theirs: Option<&serde_json::Value>,
+    group: &str,
+    note: &str,
+) -> (f64, f64) {
     let (mut total, mut node_total) = (0.0, 0.0);
-    for (step, measured) in ours.as_object().expect("steps") {
+    for (step, measured) in ours[group].as_object().expect("steps") {
         let ms = measured["ms"].as_f64().unwrap_or(f64::NAN);
         let node_ms = theirs
-            .as_ref()
-            .and_then(|t| t["steps"][step]["ms"].as_f64())
+            .and_then(|t| t[group][step]["ms"].as_f64())
             .unwrap_or(f64::NAN);
-        if let Some(t) = &theirs {
+        if let Some(t) = theirs {
             assert_eq!(
-                t["steps"][step]["result"], measured["result"],
+                t[group][step]["result"], measured["result"],
                 "{step}: the same answer"
             );
         }
         total += ms;
         node_total += node_ms;
         println!(
-            "| `{step}` | {ms:.0} | {node_ms:.1} | {:.0}x |",
+            "| `{step}`{note} | {ms:.0} | {node_ms:.1} | {:.0}x |",
             ms / node_ms.max(0.1)
         );
     }
-    println!(
-        "| whole workload | {total:.0} | {node_total:.1} | {:.0}x |",
-        total / node_total.max(0.1)
-    );
+    (total, node_total)
 }
 
 fn main() {

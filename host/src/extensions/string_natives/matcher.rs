@@ -24,6 +24,9 @@ pub(super) struct Compiled {
     pub(super) unicode: bool,
     /// The Latin1 code units a match can start with, when the pattern tells (see `first_units`).
     first: Option<FirstUnits>,
+    /// Neither `i` nor Unicode mode: on an ASCII text the pattern means the same whether the
+    /// text is read as bytes or as UTF-16 code units (no case folding, no surrogate pairs).
+    bytes_mean_units: bool,
 }
 
 impl Compiled {
@@ -62,7 +65,20 @@ impl Compiled {
             sticky: has('y'),
             unicode,
             first,
+            bytes_mean_units: !has('i') && !unicode,
         })
+    }
+
+    /// The first match at or after `start` in `text` when `text` is ASCII and the pattern
+    /// allows (see `bytes_mean_units`): the match `find` returns on its code units, found on the
+    /// bytes themselves, so a short line needs no UTF-16 copy per call. `None` when this path
+    /// does not apply; `Some(None)` for no match.
+    pub(super) fn find_in_ascii(&self, text: &[u8], start: usize) -> Option<Option<Match>> {
+        if !self.bytes_mean_units || !text.is_ascii() {
+            return None;
+        }
+        let text = std::str::from_utf8(text).ok()?;
+        Some(self.regex.find_from_ascii(text, start).next())
     }
 
     /// The first match at or after `start` in `units`, as `RegExpBuiltinExec` finds it (sticky

@@ -171,7 +171,7 @@ impl Shared {
             || !rx
                 .prototype()
                 .is_some_and(|proto| JsObject::equals(&proto, &self.regexp_proto))
-            || !only_last_index(&rx, context)?
+            || !no_own_shadowing(&rx, reads, context)?
             || !self.exec_pin.holds()
             || (reads != Reads::Exec && !self.flag_pins.iter().all(Pin::holds))
             || (reads == Reads::Species && !self.species_pins.iter().all(Pin::holds))
@@ -488,11 +488,19 @@ fn builtin_exec(
     {
         start -= 1;
     }
-    let from = match text.as_str().variant() {
-        JsStrVariant::Latin1(bytes) => compiled.candidate(bytes, start),
-        JsStrVariant::Utf16(_) => Some(start),
+    let found = match text.as_str().variant() {
+        JsStrVariant::Latin1(bytes) => compiled.candidate(bytes, start).and_then(|from| {
+            if bytes.len() < WIDEN_FROM {
+                // A short line (a `test` per line): an ASCII one is matched on its bytes.
+                compiled
+                    .find_in_ascii(bytes, from)
+                    .unwrap_or_else(|| compiled.find(&text.to_vec(), from))
+            } else {
+                shared.with_units(text, |units| compiled.find(units, from))
+            }
+        }),
+        JsStrVariant::Utf16(units) => compiled.find(units, start),
     };
-    let found = from.and_then(|from| shared.with_units(text, |units| compiled.find(units, from)));
     match found {
         Some(found) if !compiled.sticky || found.start() == start => {
             if tracks {
@@ -788,6 +796,19 @@ fn split_by_exec(
     }
     pieces.push(JsValue::new(text.slice(p, size)));
     Ok(pieces)
+}
+
+/// Whether no own property of `rx` shadows what `reads` looks up on the prototype. `test` looks
+/// up only `exec` (a single own-key check, cheap enough for a per-line `test` loop); the others
+/// also read `flags` and the flag getters, so for them `lastIndex` must be the only own property.
+fn no_own_shadowing(rx: &JsObject, reads: Reads, context: &mut Context) -> JsResult<bool> {
+    if reads == Reads::Exec {
+        return Ok(!rx
+            .borrow()
+            .properties()
+            .contains_key(&PropertyKey::from(js_string!("exec"))));
+    }
+    only_last_index(rx, context)
 }
 
 /// Whether `rx`'s only own property is `lastIndex` (nothing shadows the prototype's methods).

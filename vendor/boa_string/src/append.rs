@@ -1,0 +1,171 @@
+//! Amortised-linear string building: `s = s + piece` in a loop (earshot patch, not upstream).
+//!
+//! Boa 0.22 has no ropes: every `a + b` allocates `a.len() + b.len()` units and copies both, so
+//! building a string of `n` units by appending short pieces copies O(n²) units (a 300 KB string
+//! built line by line took 90 ms against Node's 0.2 ms).
+//!
+//! This module gives long concatenations a growable backing buffer instead. When the left side
+//! of a concatenation is long and at least as long as the rest, the result is written into a
+//! buffer with spare room (twice the length) and handed out as a slice of it. When the next
+//! concatenation's left side is exactly that slice, that is it starts at the buffer's first unit
+//! and ends where the buffer's used part ends, the rest is written into the spare room in place
+//! and a longer slice is handed out. Units already handed out are never written again, so every
+//! string stays immutable; a buffer that is full is replaced by one twice as large, so the total
+//! copying is linear.
+//!
+//! The buffers being appended to are remembered per thread (a `JsString` is neither `Send` nor
+//! `Sync`), at most [`TAILS`] of them; one that only this list still holds is dropped at the next
+//! long concatenation.
+
+use crate::r#type::{InternalStringType, Latin1, Utf16};
+use crate::vtable::SequenceString;
+use crate::{JsStr, JsStrVariant, JsString};
+use std::cell::RefCell;
+use std::ptr::{self, NonNull};
+
+/// Below this many units a plain copy is as cheap as the bookkeeping.
+pub(crate) const MIN_APPEND_LEN: usize = 256;
+
+/// How many buffers a thread keeps appending to at once (interleaved builders).
+const TAILS: usize = 4;
+
+/// A buffer that strings are being appended to.
+struct Tail {
+    /// A sequence string of `capacity` units whose first `used` units are written. It is never
+    /// handed out itself, only slices of its written part.
+    buffer: JsString,
+    /// Where its units start, to recognise a slice of it.
+    data: *mut u8,
+    /// Units written so far.
+    used: usize,
+    /// Units the buffer holds.
+    capacity: usize,
+    /// Whether the units are Latin1 bytes (else UTF-16).
+    latin1: bool,
+}
+
+thread_local! {
+    static BUILDING: RefCell<Vec<Tail>> = const { RefCell::new(Vec::new()) };
+}
+
+/// The concatenation of `strings` (`total` units, `all_latin1` when every part is Latin1) when
+/// it is a long append, else `None` so that the caller copies as before.
+pub(crate) fn concat(strings: &[JsStr<'_>], total: usize, all_latin1: bool) -> Option<JsString> {
+    let (first, rest) = strings.split_first()?;
+    if first.len() < total - first.len() {
+        return None;
+    }
+    BUILDING
+        .try_with(|building| {
+            let mut building = building.try_borrow_mut().ok()?;
+            building.retain(|tail| tail.buffer.refcount() != Some(1));
+            let start = units_start(*first);
+            let found = building
+                .iter()
+                .position(|tail| tail.data == start && tail.used == first.len());
+            if let Some(index) = found {
+                let tail = &mut building[index];
+                let rest_latin1 = rest.iter().all(JsStr::is_latin1);
+                if total <= tail.capacity && (rest_latin1 || !tail.latin1) {
+                    // SAFETY: `total <= capacity` and the units from `used` on are handed out
+                    // nowhere yet; the encodings fit (checked just above).
+                    unsafe { write_units(tail, rest) };
+                    return Some(written_part(tail));
+                }
+            }
+            let mut tail = Tail::allocate(total.checked_mul(2)?, all_latin1);
+            // SAFETY: a fresh buffer of twice `total` units, in an encoding every part fits.
+            unsafe { write_units(&mut tail, strings) };
+            let result = written_part(&tail);
+            match found {
+                Some(index) => building[index] = tail,
+                None => {
+                    if building.len() == TAILS {
+                        building.remove(0);
+                    }
+                    building.push(tail);
+                }
+            }
+            Some(result)
+        })
+        .ok()
+        .flatten()
+}
+
+/// The address of `string`'s first unit.
+fn units_start(string: JsStr<'_>) -> *mut u8 {
+    match string.variant() {
+        JsStrVariant::Latin1(units) => units.as_ptr().cast_mut(),
+        JsStrVariant::Utf16(units) => units.as_ptr().cast_mut().cast(),
+    }
+}
+
+/// The string made of `tail`'s written units.
+fn written_part(tail: &Tail) -> JsString {
+    // SAFETY: `0 < used <= capacity`, the buffer's length.
+    unsafe { JsString::slice_unchecked(&tail.buffer, 0, tail.used) }
+}
+
+/// Writes `parts` after `tail`'s written units and counts them as written.
+///
+/// # Safety
+/// The parts must fit in the capacity left, and must all be Latin1 if the buffer is.
+unsafe fn write_units(tail: &mut Tail, parts: &[JsStr<'_>]) {
+    for part in parts {
+        // SAFETY: the caller guarantees room and encoding; the parts are other strings or the
+        // written part of this buffer, which never overlaps the units after `used`.
+        unsafe {
+            match (tail.latin1, part.variant()) {
+                (true, JsStrVariant::Latin1(units)) => {
+                    ptr::copy_nonoverlapping(units.as_ptr(), tail.data.add(tail.used), units.len());
+                }
+                (false, JsStrVariant::Latin1(units)) => {
+                    let to = tail.data.cast::<u16>().add(tail.used);
+                    for (i, unit) in units.iter().enumerate() {
+                        to.add(i).write(u16::from(*unit));
+                    }
+                }
+                (false, JsStrVariant::Utf16(units)) => {
+                    #[allow(clippy::cast_ptr_alignment)]
+                    let to = tail.data.cast::<u16>().add(tail.used);
+                    ptr::copy_nonoverlapping(units.as_ptr(), to, units.len());
+                }
+                (true, JsStrVariant::Utf16(_)) => unreachable!("checked by the caller"),
+            }
+        }
+        tail.used += part.len();
+    }
+}
+
+impl Tail {
+    /// An empty buffer of `capacity` units (zeroed, so that it never holds uninitialised memory).
+    fn allocate(capacity: usize, latin1: bool) -> Tail {
+        let (raw, data) = if latin1 {
+            allocate_units::<Latin1>(capacity)
+        } else {
+            allocate_units::<Utf16>(capacity)
+        };
+        Tail {
+            buffer: JsString { ptr: raw },
+            data,
+            used: 0,
+            capacity,
+            latin1,
+        }
+    }
+}
+
+/// A zeroed sequence string of `capacity` units of `T`: the string and where its units start.
+fn allocate_units<T: InternalStringType>(
+    capacity: usize,
+) -> (NonNull<crate::vtable::JsStringVTable>, *mut u8) {
+    let raw = SequenceString::<T>::allocate(capacity);
+    // SAFETY: `allocate` returns a sequence string followed by room for `capacity` units of
+    // `T::Byte`, starting `T::DATA_OFFSET` bytes in.
+    let data = unsafe {
+        let data = raw.as_ptr().cast::<u8>().add(T::DATA_OFFSET);
+        ptr::write_bytes(data, 0, capacity * size_of::<T::Byte>());
+        data
+    };
+    (raw.cast(), data)
+}

@@ -410,3 +410,75 @@ fn an_async_prompter_that_allows_everything_cannot_turn_a_deny_into_an_allow() {
         "nothing was written"
     );
 }
+
+#[test]
+fn an_embedder_that_stops_waiting_for_an_mcp_call_cancels_it_on_the_server() {
+    let sandbox = Sandbox::new();
+    let notes = sandbox.dir.path().join("clock-notes.jsonl");
+    let notes_arg = notes.to_str().expect("a UTF-8 temp path");
+    sandbox.user_settings(json!({
+        "mcpServers": {"clock": fixture_server("clock.py", &["--notes", notes_arg])},
+        "permissions": {"allow": ["Mcp(*)"]},
+    }));
+    let settings = settings(&sandbox);
+    runtime(true).block_on(async move {
+        let host = HostBuilder::new(settings)
+            .cache(shared_cache())
+            .build()
+            .await
+            .expect("host loads");
+        // The embedder gives up after 200 ms on a call that takes 1.5 s: the future is dropped.
+        let abandoned = tokio::time::timeout(
+            Duration::from_millis(200),
+            host.call("clock__nap", r#"{"ms": 1500}"#, &NonInteractivePrompter),
+        )
+        .await;
+        assert!(abandoned.is_err(), "the call was still running at 200 ms");
+
+        // The server hears which request was abandoned (it reads the notification once its
+        // single-threaded nap is over).
+        let deadline = Instant::now() + Duration::from_secs(15);
+        let (napped, cancelled) = loop {
+            let lines: Vec<Value> = std::fs::read_to_string(&notes)
+                .unwrap_or_default()
+                .lines()
+                .filter_map(|line| serde_json::from_str(line).ok())
+                .collect();
+            let napped = lines.iter().find_map(|l| l.get("nap").cloned());
+            let cancelled = lines
+                .iter()
+                .find(|l| l["method"] == "notifications/cancelled")
+                .cloned();
+            if let (Some(napped), Some(cancelled)) = (&napped, &cancelled) {
+                break (napped.clone(), cancelled.clone());
+            }
+            assert!(
+                Instant::now() < deadline,
+                "no notifications/cancelled reached the server; it noted: {lines:?}"
+            );
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        };
+        assert_eq!(
+            cancelled["params"]["requestId"], napped,
+            "the cancellation names the abandoned request"
+        );
+        assert!(
+            cancelled["params"]["reason"]
+                .as_str()
+                .is_some_and(|reason| reason.contains("stopped waiting")),
+            "{cancelled}"
+        );
+
+        // Nothing else is affected: the same server answers the next call.
+        let echoed = host
+            .call(
+                "clock__echo",
+                r#"{"text":"still here"}"#,
+                &NonInteractivePrompter,
+            )
+            .await
+            .expect("the server still answers");
+        assert_eq!(echoed.output, "still here");
+        host.shutdown().await;
+    });
+}

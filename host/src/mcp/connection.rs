@@ -8,9 +8,10 @@ use std::time::{Duration, Instant};
 
 use rmcp::ServiceExt;
 use rmcp::model::{
-    CallToolRequest, CallToolRequestParams, ClientRequest, ListToolsRequest, PaginatedRequestParams,
+    CallToolRequest, CallToolRequestParams, CancelledNotification, CancelledNotificationParam,
+    ClientRequest, ListToolsRequest, PaginatedRequestParams, RequestId,
 };
-use rmcp::service::{PeerRequestOptions, RoleClient, RunningService, ServiceError};
+use rmcp::service::{Peer, PeerRequestOptions, RoleClient, RunningService, ServiceError};
 use serde_json::Value;
 
 use super::client_handler::EarshotClient;
@@ -323,7 +324,14 @@ impl Connection {
             .send_request_with_option(request, options)
             .await;
         let answer = match sent {
-            Ok(handle) => handle.await_response().await,
+            Ok(handle) => {
+                // rmcp tells the server when its own timeout fires; this tells it when the caller
+                // stops waiting (an embedder's timeout or cancel, the host's outer timeout).
+                let abandoned = CancelIfAbandoned::new(&handle.peer, &handle.id);
+                let answer = handle.await_response().await;
+                abandoned.disarm();
+                answer
+            }
             Err(error) => Err(error),
         };
         match answer {
@@ -363,5 +371,44 @@ impl Connection {
         if let Some((_, shutdown)) = child {
             shutdown.shut_down().await;
         }
+    }
+}
+
+/// Sends `notifications/cancelled` for a request whose caller dropped the call before the answer
+/// came, so the server can stop the work nobody waits for. Disarmed once the answer is in.
+struct CancelIfAbandoned {
+    pending: Option<(Peer<RoleClient>, RequestId)>,
+}
+
+impl CancelIfAbandoned {
+    fn new(peer: &Peer<RoleClient>, id: &RequestId) -> Self {
+        CancelIfAbandoned {
+            pending: Some((peer.clone(), id.clone())),
+        }
+    }
+
+    /// The request ended on its own (answered, failed or timed out inside rmcp).
+    fn disarm(mut self) {
+        self.pending = None;
+    }
+}
+
+impl Drop for CancelIfAbandoned {
+    fn drop(&mut self) {
+        let Some((peer, id)) = self.pending.take() else {
+            return;
+        };
+        // Drop cannot await: the notification goes out on the session's runtime, if it is
+        // still there (when it is not, the connection is closing anyway).
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
+        runtime.spawn(async move {
+            let notification = CancelledNotification::new(CancelledNotificationParam::new(
+                Some(id),
+                Some("the caller stopped waiting for the answer".into()),
+            ));
+            let _ = peer.send_notification(notification.into()).await;
+        });
     }
 }

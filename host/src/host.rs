@@ -6,22 +6,23 @@
 //! own, so the earshot agent loop, an ACP or MCP server and the `earshot` command hold the same
 //! [`Host`].
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock, RwLockReadGuard};
 
 use serde_json::{Value, json};
 
 use crate::dispatch::call_registered;
-use crate::gate::{Gate, Prompter};
+use crate::gate::{Effect, Gate, NonInteractivePrompter, Outcome, Prompter, ToolRequest};
 use crate::loaders::components::load_components;
 use crate::loaders::extensions::{limits_from_settings, load_extensions};
 use crate::loaders::mcp::{load_mcp_tools, reload_server_tools};
 use crate::mcp::{
-    LISTED_MCP_TOOLS_LIMIT, MAX_SEARCH_RESULTS, McpOptions, McpServers, SearchDocument,
-    StartProgress, TOOL_SEARCH_NAME, read_servers, search,
+    LISTED_MCP_TOOLS_LIMIT, MAX_SEARCH_RESULTS, McpOptions, McpPrompt, McpPromptMessage,
+    McpServers, SearchDocument, ServerState, StartProgress, TOOL_SEARCH_NAME, messages_of,
+    missing_arguments, prompts_of, read_servers, search,
 };
-use crate::names::SourceKind;
+use crate::names::{SourceKind, ToolId};
 use crate::registry::{RegisteredTool, ToolRegistry};
 use crate::runner::{CallError, ToolOutput};
 use crate::sandbox::{
@@ -366,6 +367,81 @@ impl Host {
             return Err(CallError::NotListed(tool.id.namespaced()));
         }
         call_registered(&tool, &self.gate, &self.validator, prompter, input_json).await
+    }
+
+    /// The prompts of the running MCP servers (of `server` alone when given), as slash commands
+    /// (`/mcp__github__review`) with their arguments, for an agent to offer. A server that
+    /// declares no prompts offers none; one that fails to list them is left out, with the reason
+    /// in the second list.
+    pub async fn mcp_prompts(&self, server: Option<&str>) -> (Vec<McpPrompt>, Vec<CallError>) {
+        let Some(servers) = &self.mcp else {
+            return (Vec::new(), Vec::new());
+        };
+        let names: Vec<String> = match server {
+            Some(server) => vec![server.to_string()],
+            None => servers
+                .statuses()
+                .into_iter()
+                .filter(|status| matches!(status.state, ServerState::Connected { .. }))
+                .map(|status| status.name)
+                .collect(),
+        };
+        let (mut prompts, mut failures) = (Vec::new(), Vec::new());
+        for name in names {
+            match servers.list_prompts(&name).await {
+                Ok(listed) => prompts.extend(prompts_of(&name, &listed)),
+                Err(error) => failures.push(error),
+            }
+        }
+        (prompts, failures)
+    }
+
+    /// The messages of prompt `name` of `server` with `arguments` (string values), each content
+    /// block normalised in the mcp-output sandbox. The user asked for it, so nothing is asked,
+    /// but a deny rule over `Mcp(server__name)` refuses it, as it would a tool of that name.
+    ///
+    /// # Errors
+    /// [`CallError::Denied`] by a rule, [`CallError::MissingPromptArguments`] naming what to
+    /// add, [`CallError::UnknownTool`] for a prompt the server does not list, or a typed
+    /// [`CallError::Failed`] from the server or the sandbox.
+    pub async fn get_mcp_prompt(
+        &self,
+        server: &str,
+        name: &str,
+        arguments: &BTreeMap<String, String>,
+    ) -> Result<Vec<McpPromptMessage>, CallError> {
+        let command = format!("/mcp__{server}__{name}");
+        let (Some(servers), Some(parser)) = (&self.mcp, &self.parser) else {
+            return Err(CallError::UnknownTool(command));
+        };
+        let id = ToolId::mcp(server, name).map_err(|_| CallError::UnknownTool(command.clone()))?;
+        let request = ToolRequest {
+            tool: &id,
+            read_only: true,
+            title: None,
+            detail: None,
+        };
+        // Only a deny rule can stop it: the gate's own line names the rule.
+        if self.gate.decide(&request).effect == Effect::Deny
+            && let Outcome::Denied(reason) =
+                self.gate.authorize(&request, &NonInteractivePrompter).await
+        {
+            return Err(CallError::Denied(reason));
+        }
+        let listed = servers.list_prompts(server).await?;
+        let prompt = prompts_of(server, &listed)
+            .into_iter()
+            .find(|prompt| prompt.name == name)
+            .ok_or_else(|| CallError::UnknownTool(command.clone()))?;
+        let arguments: serde_json::Map<String, Value> = arguments
+            .iter()
+            .map(|(key, value)| (key.clone(), Value::String(value.clone())))
+            .collect();
+        if let Some(missing) = missing_arguments(&prompt, &arguments) {
+            return Err(missing);
+        }
+        let outcome = servers.get_prompt(server, name, arguments).await?;
+        messages_of(server, name, &outcome.result, parser)
     }
 
     /// Ends every MCP server and waits until they are gone (stdin closed, then SIGTERM, then

@@ -48,7 +48,10 @@ pub use gate::{
     NonInteractivePrompter, PermissionPrompt, PromptAnswer, Prompter, TerminalPrompter,
 };
 pub use host::{Host, HostBuilder, ModelTool};
-pub use mcp::{McpOptions, ServerState, ServerStatus, StartProgress};
+pub use mcp::{
+    McpOptions, McpPrompt, McpPromptArgument, McpPromptMessage, ServerState, ServerStatus,
+    StartProgress,
+};
 pub use names::SourceKind;
 pub use runner::{BoxFuture, CallError, FailureCause, PromptText, ToolOutput};
 pub use sandbox::{ComponentCache, SandboxEngine, SandboxError, SandboxLimits};

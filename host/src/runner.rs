@@ -53,6 +53,18 @@ pub enum CallError {
         /// Each problem, located.
         issues: Vec<String>,
     },
+    /// An MCP prompt was asked for without an argument it requires.
+    #[error(
+        "{prompt} needs {}; give {}",
+        missing.iter().map(|name| format!("\"{name}\"")).collect::<Vec<_>>().join(", "),
+        missing.iter().map(|name| format!("{name}=VALUE")).collect::<Vec<_>>().join(" ")
+    )]
+    MissingPromptArguments {
+        /// The prompt's command, `/mcp__server__prompt`.
+        prompt: String,
+        /// The required arguments not given, in the server's order.
+        missing: Vec<String>,
+    },
     /// The tool was allowed but could not run or did not finish.
     #[error("{message}")]
     Failed {

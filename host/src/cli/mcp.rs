@@ -43,6 +43,25 @@ pub(crate) enum McpCommand {
         /// The server's name.
         name: String,
     },
+    /// The prompts of every running server (or of SERVER), as the slash commands an agent
+    /// offers (`/mcp__server__prompt`), with their arguments ([optional] in brackets).
+    Prompts {
+        /// Only this server's.
+        server: Option<String>,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Print the messages of one prompt: `earshot mcp prompt SERVER NAME key=value...`.
+    Prompt {
+        /// The server's name.
+        server: String,
+        /// The prompt's name, as `mcp prompts` lists it (without `/mcp__server__`).
+        name: String,
+        /// Its arguments, each `key=value`.
+        #[arg(value_name = "KEY=VALUE")]
+        arguments: Vec<String>,
+    },
     /// Add a server (written and signed by earshot, so it starts without a separate trust step).
     /// `earshot mcp add NAME -- COMMAND [ARGS...]`, or `-t http NAME URL`.
     Add {
@@ -123,6 +142,14 @@ pub(crate) async fn run(context: &Context, command: McpCommand) -> CommandResult
         McpCommand::Get { name, json } => get(context, &name, json).await,
         McpCommand::Trust { name } => trust(context, &name),
         McpCommand::Untrust { name } => untrust(context, &name),
+        McpCommand::Prompts { server, json } => {
+            super::mcp_prompts::list(context.settings.clone(), server.as_deref(), json).await
+        }
+        McpCommand::Prompt {
+            server,
+            name,
+            arguments,
+        } => super::mcp_prompts::get(context.settings.clone(), &server, &name, &arguments).await,
         McpCommand::Add {
             scope,
             transport,

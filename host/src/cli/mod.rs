@@ -3,6 +3,7 @@
 mod context;
 mod files;
 mod mcp;
+mod mcp_prompts;
 mod output;
 mod permissions;
 mod progress;

@@ -41,14 +41,33 @@ pub(crate) enum ToolsCommand {
 }
 
 pub(crate) async fn run(context: Context, command: ToolsCommand) -> CommandResult {
-    let servers = read_servers(&context.settings, &Context::env).len();
+    let host = load_host(context.settings).await?;
+    match command {
+        ToolsCommand::List { json } => list(&host, json).await,
+        ToolsCommand::Call {
+            name,
+            input,
+            search,
+        } => {
+            if let Some(query) = search {
+                surface(&host, &query).await?;
+            }
+            call(&host, &name, &input).await
+        }
+    }
+}
+
+/// The session's host for a one-shot command: every source loaded, servers started with the
+/// progress line on stderr, problems listed, servers ended on Ctrl-C.
+pub(crate) async fn load_host(settings: crate::settings::Settings) -> Result<Host, Failure> {
+    let servers = read_servers(&settings, &Context::env).len();
     let progress = Arc::new(Mutex::new(ProgressLine::start(servers)));
     let options = McpOptions {
         end_servers_on_signals: true,
-        ..McpOptions::from_settings(&context.settings)
+        ..McpOptions::from_settings(&settings)
     };
     let reporting = progress.clone();
-    let host = HostBuilder::new(context.settings)
+    let host = HostBuilder::new(settings)
         .cache(ComponentCache::user())
         .mcp_options(options)
         .progress(move |step| {
@@ -64,19 +83,7 @@ pub(crate) async fn run(context: Context, command: ToolsCommand) -> CommandResul
     for problem in host.registry().problems() {
         output::warning_line(&problem);
     }
-    match command {
-        ToolsCommand::List { json } => list(&host, json).await,
-        ToolsCommand::Call {
-            name,
-            input,
-            search,
-        } => {
-            if let Some(query) = search {
-                surface(&host, &query).await?;
-            }
-            call(&host, &name, &input).await
-        }
-    }
+    Ok(host)
 }
 
 /// Runs `tool_search` first, as a model would, and says what it surfaced.

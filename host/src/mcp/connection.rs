@@ -9,7 +9,8 @@ use std::time::{Duration, Instant};
 use rmcp::ServiceExt;
 use rmcp::model::{
     CallToolRequest, CallToolRequestParams, CancelledNotification, CancelledNotificationParam,
-    ClientRequest, ListToolsRequest, PaginatedRequestParams, RequestId,
+    ClientRequest, GetPromptRequest, GetPromptRequestParams, ListPromptsRequest, ListToolsRequest,
+    PaginatedRequestParams, RequestId,
 };
 use rmcp::service::{Peer, PeerRequestOptions, RoleClient, RunningService, ServiceError};
 use serde_json::Value;
@@ -28,6 +29,23 @@ const MAX_PAGES: usize = 50;
 
 /// The most bytes of tool definitions kept from one server (all pages together).
 pub const MAX_TOOL_LIST_BYTES: usize = 8 << 20;
+
+/// What a paged listing lists.
+#[derive(Clone, Copy)]
+enum Listing {
+    Tools,
+    Prompts,
+}
+
+impl Listing {
+    /// The method and the key of the list in each page.
+    fn names(self) -> (&'static str, &'static str) {
+        match self {
+            Listing::Tools => ("tools/list", "tools"),
+            Listing::Prompts => ("prompts/list", "prompts"),
+        }
+    }
+}
 
 /// How a call failed, for the user.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -257,46 +275,74 @@ impl Connection {
     /// # Errors
     /// One line saying what went wrong.
     pub async fn list_tools(&self) -> Result<Vec<Value>, String> {
-        let mut tools: Vec<Value> = Vec::new();
+        self.list_paged(Listing::Tools).await
+    }
+
+    /// Every prompt the server lists (`prompts/list`, all pages, capped like tools), as raw JSON;
+    /// none when the server does not declare prompts.
+    ///
+    /// # Errors
+    /// One line saying what went wrong.
+    pub async fn list_prompts(&self) -> Result<Vec<Value>, String> {
+        let declared = self
+            .service
+            .peer_info()
+            .is_some_and(|info| info.capabilities.prompts.is_some());
+        if !declared {
+            return Ok(Vec::new());
+        }
+        self.list_paged(Listing::Prompts).await
+    }
+
+    /// Every item of one kind, following `nextCursor`, within the page, count and size caps.
+    async fn list_paged(&self, listing: Listing) -> Result<Vec<Value>, String> {
+        let (method, key) = listing.names();
+        let mut items: Vec<Value> = Vec::new();
         let mut bytes = 0usize;
         let mut cursor: Option<String> = None;
         for _ in 0..MAX_PAGES {
-            let request = ClientRequest::ListToolsRequest(ListToolsRequest::with_param(
-                PaginatedRequestParams::default().with_cursor(cursor.take()),
-            ));
+            let params = PaginatedRequestParams::default().with_cursor(cursor.take());
+            let request = match listing {
+                Listing::Tools => {
+                    ClientRequest::ListToolsRequest(ListToolsRequest::with_param(params))
+                }
+                Listing::Prompts => {
+                    ClientRequest::ListPromptsRequest(ListPromptsRequest::with_param(params))
+                }
+            };
             let result = match self.service.send_request(request).await {
                 Ok(result) => result,
                 Err(error) => {
-                    return Err(self.describe_failure(error, "tools/list").await.to_string());
+                    return Err(self.describe_failure(error, method).await.to_string());
                 }
             };
             let page = serde_json::to_value(&result).map_err(|error| error.to_string())?;
-            let Some(listed) = page.get("tools").and_then(Value::as_array) else {
-                return Err("answered tools/list without a \"tools\" list".into());
+            let Some(listed) = page.get(key).and_then(Value::as_array) else {
+                return Err(format!("answered {method} without a \"{key}\" list"));
             };
             bytes += listed
                 .iter()
-                .map(|tool| tool.to_string().len())
+                .map(|item| item.to_string().len())
                 .sum::<usize>();
             if bytes > MAX_TOOL_LIST_BYTES {
                 return Err(format!(
-                    "lists more than {} MiB of tool definitions, the most earshot keeps from one server",
+                    "lists more than {} MiB of {key} definitions, the most earshot keeps from one server",
                     MAX_TOOL_LIST_BYTES >> 20
                 ));
             }
-            tools.extend(listed.iter().cloned());
-            if tools.len() > MAX_TOOLS_PER_SERVER {
+            items.extend(listed.iter().cloned());
+            if items.len() > MAX_TOOLS_PER_SERVER {
                 return Err(format!(
-                    "lists more than {MAX_TOOLS_PER_SERVER} tools, the most earshot accepts from one server"
+                    "lists more than {MAX_TOOLS_PER_SERVER} {key}, the most earshot accepts from one server"
                 ));
             }
             match page.get("nextCursor").and_then(Value::as_str) {
                 Some(next) if !next.is_empty() => cursor = Some(next.to_string()),
-                _ => return Ok(tools),
+                _ => return Ok(items),
             }
         }
         Err(format!(
-            "kept paging tools/list past {MAX_PAGES} pages, so earshot stopped"
+            "kept paging {method} past {MAX_PAGES} pages, so earshot stopped"
         ))
     }
 
@@ -311,12 +357,40 @@ impl Connection {
         arguments: serde_json::Map<String, Value>,
         timeout: Duration,
     ) -> Result<Value, CallFailure> {
-        if let Some(reason) = self.ended() {
-            return Err(CallFailure::Ended(reason));
-        }
         let request = ClientRequest::CallToolRequest(CallToolRequest::new(
             CallToolRequestParams::new(tool.to_string()).with_arguments(arguments),
         ));
+        self.request(request, timeout, "tools/call").await
+    }
+
+    /// Gets prompt `name` with `arguments` and returns the raw result JSON (its messages are
+    /// normalised later, in the mcp-output sandbox).
+    ///
+    /// # Errors
+    /// A [`CallFailure`].
+    pub async fn get_prompt(
+        &self,
+        name: &str,
+        arguments: serde_json::Map<String, Value>,
+        timeout: Duration,
+    ) -> Result<Value, CallFailure> {
+        let request = ClientRequest::GetPromptRequest(GetPromptRequest::new(
+            GetPromptRequestParams::new(name).with_arguments(arguments),
+        ));
+        self.request(request, timeout, "prompts/get").await
+    }
+
+    /// Sends `request`, waits at most `timeout` for its answer, and returns the answer as JSON.
+    /// A caller that stops waiting cancels it on the server.
+    async fn request(
+        &self,
+        request: ClientRequest,
+        timeout: Duration,
+        method: &str,
+    ) -> Result<Value, CallFailure> {
+        if let Some(reason) = self.ended() {
+            return Err(CallFailure::Ended(reason));
+        }
         let mut options = PeerRequestOptions::no_options();
         options.timeout = Some(timeout);
         let sent = self
@@ -337,7 +411,7 @@ impl Connection {
         match answer {
             Ok(result) => serde_json::to_value(&result)
                 .map_err(|error| CallFailure::Refused(format!("an unreadable result: {error}"))),
-            Err(error) => Err(self.describe_failure(error, "tools/call").await),
+            Err(error) => Err(self.describe_failure(error, method).await),
         }
     }
 

@@ -10,6 +10,7 @@
 //! * `spawner` — the one long-lived thread that forks every stdio server.
 //! * `tool_runner` — an MCP tool behind the dispatch seam; its result normalised in the
 //!   mcp-output sandbox.
+//! * `prompts` — prompts as slash commands, their messages normalised in the mcp-output sandbox.
 //! * `http` — the streamable HTTP transport.
 //! * `search` — BM25 ranking for `tool_search`.
 
@@ -21,6 +22,7 @@ mod connection;
 mod expand;
 mod http;
 mod process_group;
+mod prompts;
 mod search;
 mod servers;
 mod spawner;
@@ -36,6 +38,8 @@ pub use config::{PROJECT_DIR_VARIABLE, ServerDefinition, ServerEntry, Transport,
 pub use connection::{CallFailure, seconds};
 pub use expand::{ExpandError, expand};
 pub use process_group::{SHUTDOWN_GRACE, end_all_groups, ending_on_signal};
+pub use prompts::{McpPrompt, McpPromptArgument, McpPromptMessage};
+pub(crate) use prompts::{messages_of, missing_arguments, prompts_of};
 pub use search::{
     LISTED_MCP_TOOLS_LIMIT, MAX_SEARCH_RESULTS, SearchDocument, TOOL_SEARCH_NAME, search, words,
 };

@@ -388,13 +388,6 @@ impl McpServers {
         tool: &str,
         arguments: Value,
     ) -> Result<CallOutcome, CallError> {
-        let _one_at_a_time = self.calls.lock().await;
-        let unavailable = || FailureCause::ServerUnavailable {
-            server: server.to_string(),
-        };
-        let slot = self.slot(server).ok_or_else(|| {
-            CallError::failed(format!("no MCP server named \"{server}\""), unavailable())
-        })?;
         let Value::Object(arguments) = arguments else {
             return Err(CallError::failed(
                 format!("server \"{server}\": tool arguments must be a JSON object"),
@@ -403,6 +396,87 @@ impl McpServers {
                 },
             ));
         };
+        self.request(server, tool, |connection, timeout| async move {
+            connection.call(tool, arguments, timeout).await
+        })
+        .await
+    }
+
+    /// Gets prompt `name` of `server` with `arguments` (`prompts/get`), under the same rules as a
+    /// call: one request at a time, the server's call timeout, a dead server restarted once.
+    ///
+    /// # Errors
+    /// As [`McpServers::call`].
+    pub async fn get_prompt(
+        &self,
+        server: &str,
+        name: &str,
+        arguments: serde_json::Map<String, Value>,
+    ) -> Result<CallOutcome, CallError> {
+        let what = format!("prompt {name}");
+        self.request(server, &what, |connection, timeout| async move {
+            connection.get_prompt(name, arguments, timeout).await
+        })
+        .await
+    }
+
+    /// The prompts `server` lists (raw JSON; none when it declares no prompts), within its
+    /// start-up timeout.
+    ///
+    /// # Errors
+    /// A [`CallError::Failed`] when the server is unknown, down, or fails to list.
+    pub async fn list_prompts(&self, server: &str) -> Result<Vec<Value>, CallError> {
+        let unavailable = || FailureCause::ServerUnavailable {
+            server: server.to_string(),
+        };
+        let slot = self.slot(server).ok_or_else(|| {
+            CallError::failed(format!("no MCP server named \"{server}\""), unavailable())
+        })?;
+        let Some(connection) = self.live_connection(slot)? else {
+            return Err(CallError::failed(
+                format!("server \"{server}\" is not running; call one of its tools to restart it"),
+                unavailable(),
+            ));
+        };
+        let timeout = slot.startup_timeout(&self.options);
+        match tokio::time::timeout(timeout, connection.list_prompts()).await {
+            Ok(Ok(prompts)) => Ok(prompts),
+            Ok(Err(reason)) => Err(CallError::failed(
+                format!("server \"{server}\" {reason}"),
+                FailureCause::Transport {
+                    server: server.to_string(),
+                },
+            )),
+            Err(_) => Err(CallError::failed(
+                format!(
+                    "server \"{server}\" did not list its prompts within {}",
+                    seconds(timeout)
+                ),
+                FailureCause::TimedOut { after: timeout },
+            )),
+        }
+    }
+
+    /// Sends one request (`send`, given the live connection and the call timeout) to `server`:
+    /// one at a time across all servers, a dead server restarted once per session, every
+    /// failure one line that starts with the server's name and says what `what` was.
+    async fn request<Send, Answer>(
+        &self,
+        server: &str,
+        what: &str,
+        send: Send,
+    ) -> Result<CallOutcome, CallError>
+    where
+        Send: FnOnce(Arc<Connection>, Duration) -> Answer,
+        Answer: std::future::Future<Output = Result<Value, CallFailure>>,
+    {
+        let _one_at_a_time = self.calls.lock().await;
+        let unavailable = || FailureCause::ServerUnavailable {
+            server: server.to_string(),
+        };
+        let slot = self.slot(server).ok_or_else(|| {
+            CallError::failed(format!("no MCP server named \"{server}\""), unavailable())
+        })?;
         let mut notice = None;
         let connection = match self.live_connection(slot)? {
             Some(connection) => connection,
@@ -417,7 +491,7 @@ impl McpServers {
         // rmcp's own timeout can wait on a blocked pipe; this one cannot.
         let answer = tokio::time::timeout(
             timeout + Duration::from_secs(2),
-            connection.call(tool, arguments, timeout),
+            send(connection.clone(), timeout),
         )
         .await
         .unwrap_or_else(|_| Err(CallFailure::TimedOut(seconds(timeout))));
@@ -445,7 +519,7 @@ impl McpServers {
             }
             Err(CallFailure::Ended(ending)) => {
                 self.mark_died(slot, &ending);
-                let context = format!(" during the call to {tool}");
+                let context = format!(" during the call to {what}");
                 let restartable = self.restart_allowed(slot).is_ok();
                 let next = if restartable {
                     "the next call restarts it once"
@@ -462,7 +536,7 @@ impl McpServers {
             }
             Err(failure @ CallFailure::TimedOut(_)) => Err(CallError::failed(
                 format!(
-                    "server \"{server}\" {failure} to {tool}{}; raise mcp.callTimeoutSeconds or the server's callTimeout if it needs longer",
+                    "server \"{server}\" {failure} to {what}{}; raise mcp.callTimeoutSeconds or the server's callTimeout if it needs longer",
                     connection.stderr_suffix()
                 ),
                 FailureCause::TimedOut { after: timeout },

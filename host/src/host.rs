@@ -30,6 +30,8 @@ use crate::sandbox::{
 };
 use crate::settings::Settings;
 
+mod mcp_resources;
+
 /// Looks up an environment variable for `${VAR}` in server definitions.
 type EnvLookup = Arc<dyn Fn(&str) -> Option<String> + Send + Sync>;
 
@@ -328,6 +330,7 @@ impl Host {
         if searching {
             tools.push(tool_search_tool());
         }
+        tools.extend(self.resource_tools());
         tools
     }
 
@@ -348,6 +351,9 @@ impl Host {
         let searching = self.mcp.is_some() && self.counted_tool_search_active();
         if name == TOOL_SEARCH_NAME && searching {
             return self.tool_search(input_json);
+        }
+        if let Some(answer) = self.call_resource_tool(name, input_json, prompter).await {
+            return answer;
         }
         // The shared entry: no lock is held while the gate asks or the tool runs, so a
         // list_changed refresh never waits on a prompt or a slow call.

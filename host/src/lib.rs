@@ -49,8 +49,8 @@ pub use gate::{
 };
 pub use host::{Host, HostBuilder, ModelTool};
 pub use mcp::{
-    McpOptions, McpPrompt, McpPromptArgument, McpPromptMessage, ServerState, ServerStatus,
-    StartProgress,
+    McpOptions, McpPrompt, McpPromptArgument, McpPromptMessage, McpResource, McpResourceContents,
+    ServerState, ServerStatus, StartProgress,
 };
 pub use names::SourceKind;
 pub use runner::{BoxFuture, CallError, FailureCause, PromptText, ToolOutput};

@@ -16,6 +16,7 @@ mod mcp_conformance;
 mod mcp_output;
 mod mcp_prompts;
 mod mcp_real_servers;
+mod mcp_resources;
 mod mcp_serve;
 mod mcp_servers;
 mod mcp_session;

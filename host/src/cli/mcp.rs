@@ -62,6 +62,21 @@ pub(crate) enum McpCommand {
         #[arg(value_name = "KEY=VALUE")]
         arguments: Vec<String>,
     },
+    /// The resources and resource templates of every running server (or of SERVER).
+    Resources {
+        /// Only this server's.
+        server: Option<String>,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Print one resource's contents: `earshot mcp read SERVER URI`.
+    Read {
+        /// The server's name.
+        server: String,
+        /// The resource's URI, as `mcp resources` lists it (a template filled in).
+        uri: String,
+    },
     /// Add a server (written and signed by earshot, so it starts without a separate trust step).
     /// `earshot mcp add NAME -- COMMAND [ARGS...]`, or `-t http NAME URL`.
     Add {
@@ -142,6 +157,12 @@ pub(crate) async fn run(context: &Context, command: McpCommand) -> CommandResult
         McpCommand::Get { name, json } => get(context, &name, json).await,
         McpCommand::Trust { name } => trust(context, &name),
         McpCommand::Untrust { name } => untrust(context, &name),
+        McpCommand::Resources { server, json } => {
+            super::mcp_resources::list(context.settings.clone(), server.as_deref(), json).await
+        }
+        McpCommand::Read { server, uri } => {
+            super::mcp_resources::read(context.settings.clone(), &server, &uri).await
+        }
         McpCommand::Prompts { server, json } => {
             super::mcp_prompts::list(context.settings.clone(), server.as_deref(), json).await
         }

@@ -4,6 +4,7 @@ mod context;
 mod files;
 mod mcp;
 mod mcp_prompts;
+mod mcp_resources;
 mod output;
 mod permissions;
 mod progress;

@@ -9,8 +9,9 @@ use std::time::{Duration, Instant};
 use rmcp::ServiceExt;
 use rmcp::model::{
     CallToolRequest, CallToolRequestParams, CancelledNotification, CancelledNotificationParam,
-    ClientRequest, GetPromptRequest, GetPromptRequestParams, ListPromptsRequest, ListToolsRequest,
-    PaginatedRequestParams, RequestId,
+    ClientRequest, GetPromptRequest, GetPromptRequestParams, ListPromptsRequest,
+    ListResourceTemplatesRequest, ListResourcesRequest, ListToolsRequest, PaginatedRequestParams,
+    ReadResourceRequest, ReadResourceRequestParams, RequestId,
 };
 use rmcp::service::{Peer, PeerRequestOptions, RoleClient, RunningService, ServiceError};
 use serde_json::Value;
@@ -35,6 +36,8 @@ pub const MAX_TOOL_LIST_BYTES: usize = 8 << 20;
 enum Listing {
     Tools,
     Prompts,
+    Resources,
+    ResourceTemplates,
 }
 
 impl Listing {
@@ -43,6 +46,8 @@ impl Listing {
         match self {
             Listing::Tools => ("tools/list", "tools"),
             Listing::Prompts => ("prompts/list", "prompts"),
+            Listing::Resources => ("resources/list", "resources"),
+            Listing::ResourceTemplates => ("resources/templates/list", "resourceTemplates"),
         }
     }
 }
@@ -294,6 +299,39 @@ impl Connection {
         self.list_paged(Listing::Prompts).await
     }
 
+    /// Whether the server declared resources at initialize.
+    pub fn offers_resources(&self) -> bool {
+        self.service
+            .peer_info()
+            .is_some_and(|info| info.capabilities.resources.is_some())
+    }
+
+    /// Every resource and every resource template the server lists (each paged and capped like
+    /// tools), as raw JSON; none when the server does not declare resources.
+    ///
+    /// # Errors
+    /// One line saying what went wrong.
+    pub async fn list_resources(&self) -> Result<(Vec<Value>, Vec<Value>), String> {
+        if !self.offers_resources() {
+            return Ok((Vec::new(), Vec::new()));
+        }
+        let resources = self.list_paged(Listing::Resources).await?;
+        let templates = self.list_paged(Listing::ResourceTemplates).await?;
+        Ok((resources, templates))
+    }
+
+    /// Reads resource `uri` and returns the raw result JSON (normalised later, in the mcp-output
+    /// sandbox).
+    ///
+    /// # Errors
+    /// A [`CallFailure`].
+    pub async fn read_resource(&self, uri: &str, timeout: Duration) -> Result<Value, CallFailure> {
+        let request = ClientRequest::ReadResourceRequest(ReadResourceRequest::new(
+            ReadResourceRequestParams::new(uri),
+        ));
+        self.request(request, timeout, "resources/read").await
+    }
+
     /// Every item of one kind, following `nextCursor`, within the page, count and size caps.
     async fn list_paged(&self, listing: Listing) -> Result<Vec<Value>, String> {
         let (method, key) = listing.names();
@@ -309,6 +347,12 @@ impl Connection {
                 Listing::Prompts => {
                     ClientRequest::ListPromptsRequest(ListPromptsRequest::with_param(params))
                 }
+                Listing::Resources => {
+                    ClientRequest::ListResourcesRequest(ListResourcesRequest::with_param(params))
+                }
+                Listing::ResourceTemplates => ClientRequest::ListResourceTemplatesRequest(
+                    ListResourceTemplatesRequest::with_param(params),
+                ),
             };
             let result = match self.service.send_request(request).await {
                 Ok(result) => result,

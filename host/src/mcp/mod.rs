@@ -11,6 +11,7 @@
 //! * `tool_runner` — an MCP tool behind the dispatch seam; its result normalised in the
 //!   mcp-output sandbox.
 //! * `prompts` — prompts as slash commands, their messages normalised in the mcp-output sandbox.
+//! * `resources` — resources for the user and the model (`list_mcp_resources`, `read_mcp_resource`).
 //! * `http` — the streamable HTTP transport.
 //! * `search` — BM25 ranking for `tool_search`.
 
@@ -23,6 +24,7 @@ mod expand;
 mod http;
 mod process_group;
 mod prompts;
+mod resources;
 mod search;
 mod servers;
 mod spawner;
@@ -40,6 +42,12 @@ pub use expand::{ExpandError, expand};
 pub use process_group::{SHUTDOWN_GRACE, end_all_groups, ending_on_signal};
 pub use prompts::{McpPrompt, McpPromptArgument, McpPromptMessage};
 pub(crate) use prompts::{messages_of, missing_arguments, prompts_of};
+pub use resources::{
+    LIST_RESOURCES_TOOL, McpResource, McpResourceContents, READ_RESOURCE_TOOL, RESOURCES_RULE_TOOL,
+};
+pub(crate) use resources::{
+    contents_of, listing_for_model, resources_list_schema, resources_of, resources_read_schema,
+};
 pub use search::{
     LISTED_MCP_TOOLS_LIMIT, MAX_SEARCH_RESULTS, SearchDocument, TOOL_SEARCH_NAME, search, words,
 };

@@ -420,25 +420,93 @@ impl McpServers {
         .await
     }
 
-    /// The prompts `server` lists (raw JSON; none when it declares no prompts), within its
-    /// start-up timeout.
+    /// Reads resource `uri` of `server` (`resources/read`), under the same rules as a call.
     ///
     /// # Errors
-    /// A [`CallError::Failed`] when the server is unknown, down, or fails to list.
-    pub async fn list_prompts(&self, server: &str) -> Result<Vec<Value>, CallError> {
+    /// As [`McpServers::call`].
+    pub async fn read_resource(&self, server: &str, uri: &str) -> Result<CallOutcome, CallError> {
+        let what = format!("resource {uri}");
+        self.request(server, &what, |connection, timeout| async move {
+            connection.read_resource(uri, timeout).await
+        })
+        .await
+    }
+
+    /// The names of the running servers that declared resources.
+    pub fn servers_with_resources(&self) -> Vec<String> {
+        self.slots
+            .iter()
+            .filter(|slot| {
+                self.live_connection(slot)
+                    .ok()
+                    .flatten()
+                    .is_some_and(|connection| connection.offers_resources())
+            })
+            .map(|slot| slot.entry.name.clone())
+            .collect()
+    }
+
+    /// The resources and resource templates `server` lists (raw JSON; none when it declares no
+    /// resources), within its start-up timeout.
+    ///
+    /// # Errors
+    /// As [`McpServers::list_prompts`].
+    pub async fn list_resources(
+        &self,
+        server: &str,
+    ) -> Result<(Vec<Value>, Vec<Value>), CallError> {
+        let connection = self.listing_connection(server)?;
+        let timeout = self
+            .slot(server)
+            .map_or(self.options.startup_timeout, |slot| {
+                slot.startup_timeout(&self.options)
+            });
+        match tokio::time::timeout(timeout, connection.list_resources()).await {
+            Ok(Ok(listed)) => Ok(listed),
+            Ok(Err(reason)) => Err(CallError::failed(
+                format!("server \"{server}\" {reason}"),
+                FailureCause::Transport {
+                    server: server.to_string(),
+                },
+            )),
+            Err(_) => Err(CallError::failed(
+                format!(
+                    "server \"{server}\" did not list its resources within {}",
+                    seconds(timeout)
+                ),
+                FailureCause::TimedOut { after: timeout },
+            )),
+        }
+    }
+
+    /// The live connection of `server` for a listing (a listing never restarts a server).
+    fn listing_connection(&self, server: &str) -> Result<Arc<Connection>, CallError> {
         let unavailable = || FailureCause::ServerUnavailable {
             server: server.to_string(),
         };
         let slot = self.slot(server).ok_or_else(|| {
             CallError::failed(format!("no MCP server named \"{server}\""), unavailable())
         })?;
-        let Some(connection) = self.live_connection(slot)? else {
-            return Err(CallError::failed(
+        self.live_connection(slot)?.ok_or_else(|| {
+            CallError::failed(
                 format!("server \"{server}\" is not running; call one of its tools to restart it"),
                 unavailable(),
-            ));
-        };
-        let timeout = slot.startup_timeout(&self.options);
+            )
+        })
+    }
+
+    /// The prompts `server` lists (raw JSON; none when it declares no prompts), within its
+    /// start-up timeout.
+    ///
+    /// # Errors
+    /// A [`CallError::Failed`] when the server is unknown, down, or fails to list.
+    pub async fn list_prompts(&self, server: &str) -> Result<Vec<Value>, CallError> {
+        let connection = self.listing_connection(server)?;
+        let timeout = self
+            .slot(server)
+            .map_or(self.options.startup_timeout, |slot| {
+                slot.startup_timeout(&self.options)
+            });
         match tokio::time::timeout(timeout, connection.list_prompts()).await {
             Ok(Ok(prompts)) => Ok(prompts),
             Ok(Err(reason)) => Err(CallError::failed(

@@ -1,0 +1,177 @@
+//! The session's MCP resources: listing and reading them (for an agent's `@` mentions and the
+//! CLI), and the two host tools a model gets when a server offers any.
+
+use serde_json::Value;
+
+use super::{Host, ModelTool};
+use crate::gate::{Effect, NonInteractivePrompter, Outcome, Prompter, ToolRequest};
+use crate::mcp::{
+    LIST_RESOURCES_TOOL, McpResource, McpResourceContents, READ_RESOURCE_TOOL, RESOURCES_RULE_TOOL,
+    contents_of, listing_for_model, resources_of,
+};
+use crate::names::{SourceKind, ToolId};
+use crate::runner::{CallError, ToolOutput};
+
+impl Host {
+    /// The resources and resource templates of the running MCP servers that offer them (of
+    /// `server` alone when given). A server under a deny rule for `Mcp(server__resources)` is
+    /// left out, as is one that fails to list; each with the reason in the second list.
+    pub async fn mcp_resources(&self, server: Option<&str>) -> (Vec<McpResource>, Vec<CallError>) {
+        let Some(servers) = &self.mcp else {
+            return (Vec::new(), Vec::new());
+        };
+        let names = match server {
+            Some(server) => vec![server.to_string()],
+            None => servers.servers_with_resources(),
+        };
+        let (mut found, mut failures) = (Vec::new(), Vec::new());
+        for name in names {
+            if let Err(denied) = self.refuse_if_denied(&name).await {
+                failures.push(denied);
+                continue;
+            }
+            match servers.list_resources(&name).await {
+                Ok((resources, templates)) => {
+                    found.extend(resources_of(&name, &resources, &templates));
+                }
+                Err(error) => failures.push(error),
+            }
+        }
+        (found, failures)
+    }
+
+    /// Reads resource `uri` of `server`, gated as `Mcp(server__resources)` (asking `prompter`
+    /// unless a rule decides), its contents normalised in the mcp-output sandbox.
+    ///
+    /// # Errors
+    /// [`CallError::Denied`], [`CallError::UnknownTool`] for a server without resources, or a
+    /// typed [`CallError::Failed`] from the server or the sandbox.
+    pub async fn read_mcp_resource(
+        &self,
+        server: &str,
+        uri: &str,
+        prompter: &dyn Prompter,
+    ) -> Result<McpResourceContents, CallError> {
+        let (Some(servers), Some(parser)) = (&self.mcp, &self.parser) else {
+            return Err(CallError::UnknownTool(format!(
+                "{server}__{RESOURCES_RULE_TOOL}"
+            )));
+        };
+        let id = resources_id(server)?;
+        let title = format!("read resource {uri}");
+        let request = ToolRequest {
+            tool: &id,
+            read_only: true,
+            title: Some(&title),
+            detail: Some(uri),
+        };
+        if let Outcome::Denied(reason) = self.gate.authorize(&request, prompter).await {
+            return Err(CallError::Denied(reason));
+        }
+        let outcome = servers.read_resource(server, uri).await?;
+        contents_of(server, uri, &outcome.result, parser)
+    }
+
+    /// The two resource tools, when a running server offers resources.
+    pub(super) fn resource_tools(&self) -> Vec<ModelTool> {
+        let offered = self
+            .mcp
+            .as_ref()
+            .is_some_and(|servers| !servers.servers_with_resources().is_empty());
+        if !offered {
+            return Vec::new();
+        }
+        vec![
+            ModelTool {
+                name: LIST_RESOURCES_TOOL.into(),
+                identity: None,
+                description: "Lists the resources (files, records, documents) that MCP servers offer, with their URIs and any URI templates.".into(),
+                input_schema: crate::mcp::resources_list_schema(),
+                read_only: true,
+                kind: None,
+            },
+            ModelTool {
+                name: READ_RESOURCE_TOOL.into(),
+                identity: None,
+                description: "Reads one MCP resource by its server and URI (from list_mcp_resources; fill in a template's {placeholders}).".into(),
+                input_schema: crate::mcp::resources_read_schema(),
+                read_only: true,
+                kind: None,
+            },
+        ]
+    }
+
+    /// Runs `list_mcp_resources` or `read_mcp_resource` when `name` is one of them and a server
+    /// offers resources; `None` otherwise.
+    pub(super) async fn call_resource_tool(
+        &self,
+        name: &str,
+        input_json: &str,
+        prompter: &dyn Prompter,
+    ) -> Option<Result<ToolOutput, CallError>> {
+        if name != LIST_RESOURCES_TOOL && name != READ_RESOURCE_TOOL {
+            return None;
+        }
+        if self.resource_tools().is_empty() {
+            return None;
+        }
+        let invalid = |issue: &str| CallError::InvalidInput {
+            tool: name.to_string(),
+            issues: vec![issue.to_string()],
+        };
+        let input: Value = match serde_json::from_str(input_json) {
+            Ok(Value::Object(input)) => Value::Object(input),
+            Ok(_) => return Some(Err(invalid("it must be a JSON object"))),
+            Err(error) => return Some(Err(invalid(&format!("it is not JSON: {error}")))),
+        };
+        let text = |key: &str| input.get(key).and_then(Value::as_str);
+        let output = |output: String| ToolOutput {
+            output,
+            is_error: false,
+            title: None,
+            notice: None,
+        };
+        if name == LIST_RESOURCES_TOOL {
+            if input
+                .get("server")
+                .is_some_and(|server| !server.is_string())
+            {
+                return Some(Err(invalid("\"server\" must be a string")));
+            }
+            let (found, failures) = self.mcp_resources(text("server")).await;
+            return Some(Ok(output(listing_for_model(&found, &failures))));
+        }
+        let (Some(server), Some(uri)) = (text("server"), text("uri")) else {
+            return Some(Err(invalid("\"server\" and \"uri\" must be strings")));
+        };
+        Some(
+            self.read_mcp_resource(server, uri, prompter)
+                .await
+                .map(|contents| output(contents.text)),
+        )
+    }
+
+    /// `Err(Denied)` when a deny rule covers `server`'s resources.
+    async fn refuse_if_denied(&self, server: &str) -> Result<(), CallError> {
+        let id = resources_id(server)?;
+        let request = ToolRequest {
+            tool: &id,
+            read_only: true,
+            title: None,
+            detail: None,
+        };
+        if self.gate.decide(&request).effect == Effect::Deny
+            && let Outcome::Denied(reason) =
+                self.gate.authorize(&request, &NonInteractivePrompter).await
+        {
+            return Err(CallError::Denied(reason));
+        }
+        Ok(())
+    }
+}
+
+/// `Mcp(server__resources)`, the rule reading `server`'s resources is gated under.
+fn resources_id(server: &str) -> Result<ToolId, CallError> {
+    ToolId::new(SourceKind::Mcp, server, RESOURCES_RULE_TOOL)
+        .map_err(|_| CallError::UnknownTool(format!("{server}__{RESOURCES_RULE_TOOL}")))
+}

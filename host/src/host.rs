@@ -18,7 +18,7 @@ use crate::loaders::components::load_components;
 use crate::loaders::extensions::{limits_from_settings, load_extensions};
 use crate::loaders::mcp::{load_mcp_tools, reload_server_tools};
 use crate::mcp::{
-    LISTED_MCP_TOOLS_LIMIT, MAX_SEARCH_RESULTS, McpOptions, McpPrompt, McpPromptMessage,
+    Elicitor, LISTED_MCP_TOOLS_LIMIT, MAX_SEARCH_RESULTS, McpOptions, McpPrompt, McpPromptMessage,
     McpServers, SearchDocument, ServerState, StartProgress, TOOL_SEARCH_NAME, messages_of,
     missing_arguments, prompts_of, read_servers, search,
 };
@@ -84,6 +84,7 @@ pub struct HostBuilder {
     progress: Option<ProgressCallback>,
     env: Option<EnvLookup>,
     runtime: Option<tokio::runtime::Handle>,
+    elicitor: Option<Arc<dyn Elicitor>>,
 }
 
 impl HostBuilder {
@@ -98,7 +99,16 @@ impl HostBuilder {
             progress: None,
             env: None,
             runtime: None,
+            elicitor: None,
         }
+    }
+
+    /// Who answers MCP servers' elicitations (default: [`crate::mcp::DeclineElicitations`]); replaceable
+    /// later with [`Host::set_elicitor`]. An elicitation grants nothing: it is data for the
+    /// server, never a permission answer.
+    pub fn elicitor(mut self, elicitor: Arc<dyn Elicitor>) -> HostBuilder {
+        self.elicitor = Some(elicitor);
+        self
     }
 
     /// The sandbox engine (default: the process-wide shared engine).
@@ -180,6 +190,7 @@ impl HostBuilder {
             mut progress,
             env,
             runtime: _,
+            elicitor,
         } = self;
         let engine = engine.unwrap_or_else(SandboxEngine::shared);
         let cache = cache.unwrap_or_else(|| match &settings.user_config_dir {
@@ -221,6 +232,9 @@ impl HostBuilder {
                 let servers = Arc::new(
                     McpServers::start(&settings, &*env, mcp_options, None, &mut report).await,
                 );
+                if let Some(elicitor) = elicitor {
+                    servers.set_elicitor(elicitor);
+                }
                 load_mcp_tools(&servers, &validator, parser, &mut registry);
                 Some(servers)
             }
@@ -373,6 +387,14 @@ impl Host {
             return Err(CallError::NotListed(tool.id.namespaced()));
         }
         call_registered(&tool, &self.gate, &self.validator, prompter, input_json).await
+    }
+
+    /// Answers MCP servers' elicitations with `elicitor` from now on (for the calls that follow;
+    /// an elicitation already being answered keeps its elicitor).
+    pub fn set_elicitor(&self, elicitor: Arc<dyn Elicitor>) {
+        if let Some(servers) = &self.mcp {
+            servers.set_elicitor(elicitor);
+        }
     }
 
     /// The prompts of the running MCP servers (of `server` alone when given), as slash commands

@@ -13,6 +13,7 @@ mod hostile_guests;
 mod hostile_repository;
 mod jco_host;
 mod mcp_conformance;
+mod mcp_elicitation;
 mod mcp_output;
 mod mcp_prompts;
 mod mcp_real_servers;

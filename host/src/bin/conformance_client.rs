@@ -4,13 +4,17 @@
 //! The harness appends the server URL as the last argument and names the scenario in
 //! `MCP_CONFORMANCE_SCENARIO`. The client configures that URL as the streamable HTTP server
 //! `conformance` in a throwaway config dir (allowing its tools), loads a session exactly as
-//! `earshot` does, and for `tools_call` calls `add_numbers` through the gate and both sandboxes.
+//! `earshot` does, and for `tools_call` calls `add_numbers` through the gate and both sandboxes;
+//! for `elicitation-sep1034-client-defaults` it calls the scenario's tool and accepts the form
+//! with its defaults.
 
 use std::process::ExitCode;
+use std::sync::Arc;
 
+use earshot_host::BoxFuture;
 use earshot_host::gate::NonInteractivePrompter;
 use earshot_host::host::HostBuilder;
-use earshot_host::mcp::ServerState;
+use earshot_host::mcp::{ElicitationAnswer, ElicitationRequest, Elicitor, ServerState};
 use earshot_host::settings::Settings;
 
 #[tokio::main]
@@ -38,6 +42,7 @@ async fn run(url: &str, scenario: &str) -> Result<(), String> {
     std::fs::write(config.path().join("settings.json"), settings.to_string())
         .map_err(|error| error.to_string())?;
     let host = HostBuilder::new(Settings::load(Some(config.path()), None))
+        .elicitor(Arc::new(AcceptDefaults))
         .build()
         .await
         .map_err(|e| e.to_string())?;
@@ -49,6 +54,17 @@ async fn run(url: &str, scenario: &str) -> Result<(), String> {
             }
             other => return Err(format!("server \"{}\": {other:?}", status.name)),
         }
+    }
+    if scenario == "elicitation-sep1034-client-defaults" {
+        let output = host
+            .call(
+                "conformance__test_client_elicitation_defaults",
+                "{}",
+                &NonInteractivePrompter,
+            )
+            .await
+            .map_err(|error| error.to_string())?;
+        eprintln!("{}", output.output);
     }
     if scenario == "tools_call" {
         let output = host
@@ -65,4 +81,16 @@ async fn run(url: &str, scenario: &str) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// Accepts every form as it comes, with the server's defaults: a user pressing Enter on every
+/// pre-filled field.
+struct AcceptDefaults;
+
+impl Elicitor for AcceptDefaults {
+    fn elicit<'a>(&'a self, request: &'a ElicitationRequest) -> BoxFuture<'a, ElicitationAnswer> {
+        Box::pin(std::future::ready(ElicitationAnswer::Accept(
+            request.defaults(),
+        )))
+    }
 }

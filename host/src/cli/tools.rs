@@ -9,7 +9,9 @@ use serde_json::json;
 
 use crate::gate::{NonInteractivePrompter, Prompter, TerminalPrompter, strip_for_terminal};
 use crate::host::{Host, HostBuilder};
-use crate::mcp::{MAX_SEARCH_RESULTS, McpOptions, TOOL_SEARCH_NAME, read_servers};
+use crate::mcp::{
+    MAX_SEARCH_RESULTS, McpOptions, TOOL_SEARCH_NAME, TerminalElicitor, read_servers,
+};
 use crate::names::SourceKind;
 use crate::sandbox::ComponentCache;
 use crate::{CallError, FailureCause};
@@ -58,7 +60,8 @@ pub(crate) async fn run(context: Context, command: ToolsCommand) -> CommandResul
 }
 
 /// The session's host for a one-shot command: every source loaded, servers started with the
-/// progress line on stderr, problems listed, servers ended on Ctrl-C.
+/// progress line on stderr, problems listed, servers ended on Ctrl-C, elicitations asked on
+/// the terminal when there is one (declined otherwise).
 pub(crate) async fn load_host(settings: crate::settings::Settings) -> Result<Host, Failure> {
     let servers = read_servers(&settings, &Context::env).len();
     let progress = Arc::new(Mutex::new(ProgressLine::start(servers)));
@@ -67,7 +70,11 @@ pub(crate) async fn load_host(settings: crate::settings::Settings) -> Result<Hos
         ..McpOptions::from_settings(&settings)
     };
     let reporting = progress.clone();
-    let host = HostBuilder::new(settings)
+    let mut builder = HostBuilder::new(settings);
+    if std::io::stdin().is_terminal() && std::io::stderr().is_terminal() {
+        builder = builder.elicitor(Arc::new(TerminalElicitor::stdio()));
+    }
+    let host = builder
         .cache(ComponentCache::user())
         .mcp_options(options)
         .progress(move |step| {

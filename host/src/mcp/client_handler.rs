@@ -1,23 +1,29 @@
 //! earshot's side of an MCP session: who it says it is, the project as its one root (`roots/list`:
 //! a server of the user's own starts outside the project and learns where the project is from
-//! here), and the one notification it acts on (`notifications/tools/list_changed`). It declares
-//! no sampling or elicitation.
+//! here), elicitation in form mode (answered by the session's elicitor, checked before it goes
+//! back), and the one notification it acts on (`notifications/tools/list_changed`). It declares
+//! no sampling.
 //!
 //! Roots are deprecated by the draft that follows protocol 2025-11-25 (SEP-2577), which is the
 //! version earshot negotiates; rmcp marks the types deprecated, hence the `allow` below. Servers of
 //! that version still ask for roots to learn the workspace.
 #![allow(deprecated)]
 
+use std::collections::VecDeque;
 use std::path::Path;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use rmcp::ClientHandler;
 use rmcp::ErrorData as McpError;
 use rmcp::model::{
-    ClientCapabilities, ClientConfig, Implementation, ListRootsResult, ProtocolVersion, Root,
-    RootsCapabilities,
+    ClientCapabilities, ClientConfig, ElicitRequestParams, ElicitResult, ElicitationAction,
+    ElicitationCapability, FormElicitationCapability, Implementation, ListRootsResult,
+    ProtocolVersion, Root, RootsCapabilities,
 };
+
+use super::elicitation::{ElicitationAnswer, ElicitationRequest, ElicitorSlot};
 use rmcp::service::{NotificationContext, RequestContext, RoleClient};
 
 /// The client handler of one connection.
@@ -26,14 +32,36 @@ pub struct EarshotClient {
     tools_changed: Arc<AtomicBool>,
     /// The project as a `file://` URI, when there is a project.
     root: Option<Arc<str>>,
+    /// The server's name in settings, for whoever answers its elicitations.
+    server: Arc<str>,
+    /// Who answers its elicitations.
+    elicitor: ElicitorSlot,
+    /// When its recent elicitations came, to stop a server that asks in a loop.
+    elicited: Arc<Mutex<VecDeque<Instant>>>,
 }
 
+/// The most elicitations one server may put to the user within [`ELICITATION_WINDOW`]; past
+/// that its requests are declined without asking, so a server that asks in a loop costs only
+/// itself.
+pub const MAX_ELICITATIONS: usize = 5;
+
+/// The window [`MAX_ELICITATIONS`] counts in.
+pub const ELICITATION_WINDOW: Duration = Duration::from_secs(60);
+
 impl EarshotClient {
-    /// A handler with no change pending, offering `project_root` as the session's root.
-    pub fn new(project_root: Option<&Path>) -> EarshotClient {
+    /// A handler for `server` with no change pending, offering `project_root` as the session's
+    /// root and `elicitor`'s answers to its elicitations.
+    pub(crate) fn new(
+        project_root: Option<&Path>,
+        server: &str,
+        elicitor: ElicitorSlot,
+    ) -> EarshotClient {
         EarshotClient {
             tools_changed: Arc::default(),
             root: project_root.map(|root| Arc::from(file_uri(root).as_str())),
+            server: Arc::from(server),
+            elicitor,
+            elicited: Arc::default(),
         }
     }
 
@@ -56,6 +84,8 @@ impl ClientHandler for EarshotClient {
         if self.root.is_some() {
             capabilities.roots = Some(RootsCapabilities::default());
         }
+        capabilities.elicitation =
+            Some(ElicitationCapability::new().with_form(FormElicitationCapability::default()));
         ClientConfig::new(
             capabilities,
             Implementation::new("earshot", env!("CARGO_PKG_VERSION")),
@@ -65,6 +95,47 @@ impl ClientHandler for EarshotClient {
 
     async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
         self.tools_changed.store(true, Ordering::Release);
+    }
+
+    async fn create_elicitation(
+        &self,
+        request: ElicitRequestParams,
+        _context: RequestContext<RoleClient>,
+    ) -> Result<ElicitResult, McpError> {
+        let ElicitRequestParams::FormElicitationParams {
+            message,
+            requested_schema,
+            ..
+        } = request
+        else {
+            // URL mode is not declared; a server that asks anyway is declined.
+            return Ok(ElicitResult::new(ElicitationAction::Decline));
+        };
+        let schema = serde_json::to_value(&requested_schema).unwrap_or_default();
+        let request = match ElicitationRequest::from_schema(&self.server, &message, &schema) {
+            Ok(request) => request,
+            Err(why) => {
+                tracing::warn!(server = %self.server, "declined an elicitation: {why}");
+                return Ok(ElicitResult::new(ElicitationAction::Decline));
+            }
+        };
+        if !self.may_elicit() {
+            tracing::warn!(server = %self.server, "declined an elicitation without asking: more than {MAX_ELICITATIONS} in {}s", ELICITATION_WINDOW.as_secs());
+            return Ok(ElicitResult::new(ElicitationAction::Decline));
+        }
+        let elicitor = self.elicitor.current();
+        Ok(match elicitor.elicit(&request).await {
+            ElicitationAnswer::Accept(answer) => match request.check(&answer) {
+                Ok(content) => ElicitResult::new(ElicitationAction::Accept)
+                    .with_content(serde_json::Value::Object(content)),
+                Err(why) => {
+                    tracing::warn!(server = %self.server, "declined an elicitation whose answer does not fit its form: {why}");
+                    ElicitResult::new(ElicitationAction::Decline)
+                }
+            },
+            ElicitationAnswer::Decline => ElicitResult::new(ElicitationAction::Decline),
+            ElicitationAnswer::Cancel => ElicitResult::new(ElicitationAction::Cancel),
+        })
     }
 
     async fn list_roots(
@@ -77,6 +148,25 @@ impl ClientHandler for EarshotClient {
                 .map(|uri| Root::new(uri.to_string()).with_name("project"))
                 .collect(),
         ))
+    }
+}
+
+impl EarshotClient {
+    /// Counts one more elicitation; false when the server is over its allowance.
+    fn may_elicit(&self) -> bool {
+        let mut recent = self.elicited.lock().unwrap_or_else(|p| p.into_inner());
+        let now = Instant::now();
+        while recent
+            .front()
+            .is_some_and(|at| now.duration_since(*at) > ELICITATION_WINDOW)
+        {
+            recent.pop_front();
+        }
+        if recent.len() >= MAX_ELICITATIONS {
+            return false;
+        }
+        recent.push_back(now);
+        true
     }
 }
 

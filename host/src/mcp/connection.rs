@@ -105,11 +105,10 @@ pub fn seconds(duration: Duration) -> String {
 pub async fn connect(
     definition: &ServerDefinition,
     cwd: &Path,
-    project_root: Option<&Path>,
+    handler: EarshotClient,
     timeout: Duration,
 ) -> Result<Connected, String> {
     let started = Instant::now();
-    let handler = EarshotClient::new(project_root);
     let (service, child, pid) = match &definition.transport {
         Transport::Stdio {
             command,

@@ -6,6 +6,8 @@
 //!   project), and what a trust record binds to (a keyed digest covering named project files).
 //! * `servers` — one session's servers: concurrent start-up, serialised calls, restarts.
 //! * `connection` — one rmcp session: initialize, tools/list, tools/call, close.
+//! * `elicitation` / `terminal_elicitor` — a server asking the user for data: the form, the
+//!   `Elicitor` that answers, and the terminal one.
 //! * `stdio` / `process_group` / `child_env` / `stderr_tail` — the child process and its pipes.
 //! * `spawner` — the one long-lived thread that forks every stdio server.
 //! * `tool_runner` — an MCP tool behind the dispatch seam; its result normalised in the
@@ -20,6 +22,7 @@ mod child_env;
 mod client_handler;
 mod config;
 mod connection;
+mod elicitation;
 mod expand;
 mod http;
 mod process_group;
@@ -30,6 +33,7 @@ mod servers;
 mod spawner;
 mod stderr_tail;
 mod stdio;
+mod terminal_elicitor;
 mod tool_runner;
 
 pub use admission::{
@@ -38,6 +42,10 @@ pub use admission::{
 pub use child_env::{INHERITED_VARIABLES, minimal_environment};
 pub use config::{PROJECT_DIR_VARIABLE, ServerDefinition, ServerEntry, Transport, read_servers};
 pub use connection::{CallFailure, seconds};
+pub use elicitation::{
+    Choice, DeclineElicitations, ElicitationAnswer, ElicitationField, ElicitationRequest, Elicitor,
+    FieldKind,
+};
 pub use expand::{ExpandError, expand};
 pub use process_group::{SHUTDOWN_GRACE, end_all_groups, ending_on_signal};
 pub use prompts::{McpPrompt, McpPromptArgument, McpPromptMessage};
@@ -56,6 +64,7 @@ pub use servers::{
 };
 pub use stderr_tail::{STDERR_TAIL_BYTES, StderrTail};
 pub use stdio::MAX_MESSAGE_BYTES;
+pub use terminal_elicitor::TerminalElicitor;
 pub(crate) use tool_runner::McpRunner;
 
 /// A name from a server, made safe to show: control characters stripped, at most 80 characters.

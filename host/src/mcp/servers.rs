@@ -12,8 +12,10 @@ use crate::runner::{CallError, FailureCause};
 use crate::settings::{Layer, Settings};
 
 use super::admission::{effective_entry, start_dir};
+use super::client_handler::EarshotClient;
 use super::config::{ServerDefinition, ServerEntry, Transport, read_servers};
 use super::connection::{CallFailure, Connected, Connection, connect, seconds};
+use super::elicitation::{Elicitor, ElicitorSlot};
 use super::stdio::Ending;
 
 /// Timeouts and back-off for a session.
@@ -183,6 +185,8 @@ pub struct McpServers {
     options: McpOptions,
     /// One call at a time across every server (the spec's rule), awaited, never blocked on.
     calls: tokio::sync::Mutex<()>,
+    /// Who answers the servers' elicitations.
+    elicitor: ElicitorSlot,
 }
 
 impl McpServers {
@@ -226,6 +230,7 @@ impl McpServers {
             slots,
             options,
             calls: tokio::sync::Mutex::new(()),
+            elicitor: ElicitorSlot::default(),
         };
         servers.connect_admitted(progress).await;
         servers
@@ -248,14 +253,11 @@ impl McpServers {
                 let slot = &self.slots[index];
                 let definition = slot.definition().expect("admitted").clone();
                 let cwd = slot.cwd.clone();
-                let root = slot.project_root.clone();
+                let handler = self.handler_for(slot);
                 let timeout = slot.startup_timeout(&self.options);
-                set.spawn(async move {
-                    (
-                        index,
-                        connect(&definition, &cwd, root.as_deref(), timeout).await,
-                    )
-                });
+                set.spawn(
+                    async move { (index, connect(&definition, &cwd, handler, timeout).await) },
+                );
             }
             let mut done = 0;
             while let Some(joined) = set.join_next().await {
@@ -281,6 +283,22 @@ impl McpServers {
                 }
             }
         }
+    }
+
+    /// The client side of a new session with `slot`'s server: the project as its root, the
+    /// session's elicitor answering for it.
+    fn handler_for(&self, slot: &Slot) -> EarshotClient {
+        EarshotClient::new(
+            slot.project_root.as_deref(),
+            &slot.entry.name,
+            self.elicitor.clone(),
+        )
+    }
+
+    /// Answers the servers' elicitations with `elicitor` from now on (they are declined until
+    /// one is set).
+    pub fn set_elicitor(&self, elicitor: Arc<dyn Elicitor>) {
+        self.elicitor.set(elicitor);
     }
 
     /// Every server, in settings order.
@@ -707,9 +725,9 @@ impl McpServers {
         let definition = slot.definition().expect("it was connected once").clone();
         let timeout = slot.startup_timeout(&self.options);
         let cwd = slot.cwd.clone();
-        let root = slot.project_root.clone();
+        let handler = self.handler_for(slot);
         tokio::time::sleep(wait).await;
-        let result = connect(&definition, &cwd, root.as_deref(), timeout).await;
+        let result = connect(&definition, &cwd, handler, timeout).await;
         match result {
             Ok(Connected {
                 connection,

@@ -18,9 +18,9 @@ use crate::loaders::components::load_components;
 use crate::loaders::extensions::{limits_from_settings, load_extensions};
 use crate::loaders::mcp::{load_mcp_tools, reload_server_tools};
 use crate::mcp::{
-    Elicitor, LISTED_MCP_TOOLS_LIMIT, MAX_SEARCH_RESULTS, McpOptions, McpPrompt, McpPromptMessage,
-    McpServers, SearchDocument, ServerState, StartProgress, TOOL_SEARCH_NAME, messages_of,
-    missing_arguments, prompts_of, read_servers, search,
+    CallProgressCallback, Elicitor, LISTED_MCP_TOOLS_LIMIT, MAX_SEARCH_RESULTS, McpOptions,
+    McpPrompt, McpPromptMessage, McpServers, SearchDocument, ServerState, StartProgress,
+    TOOL_SEARCH_NAME, messages_of, missing_arguments, prompts_of, read_servers, search,
 };
 use crate::names::{SourceKind, ToolId};
 use crate::registry::{RegisteredTool, ToolRegistry};
@@ -85,6 +85,7 @@ pub struct HostBuilder {
     env: Option<EnvLookup>,
     runtime: Option<tokio::runtime::Handle>,
     elicitor: Option<Arc<dyn Elicitor>>,
+    call_progress: Option<CallProgressCallback>,
 }
 
 impl HostBuilder {
@@ -100,7 +101,16 @@ impl HostBuilder {
             env: None,
             runtime: None,
             elicitor: None,
+            call_progress: None,
         }
+    }
+
+    /// Receives the progress MCP servers report during calls (for a progress line or a
+    /// spinner); replaceable later with [`Host::set_call_progress`]. Reports are rate-limited
+    /// per server.
+    pub fn call_progress(mut self, callback: CallProgressCallback) -> HostBuilder {
+        self.call_progress = Some(callback);
+        self
     }
 
     /// Who answers MCP servers' elicitations (default: [`crate::mcp::DeclineElicitations`]); replaceable
@@ -191,6 +201,7 @@ impl HostBuilder {
             env,
             runtime: _,
             elicitor,
+            call_progress,
         } = self;
         let engine = engine.unwrap_or_else(SandboxEngine::shared);
         let cache = cache.unwrap_or_else(|| match &settings.user_config_dir {
@@ -234,6 +245,9 @@ impl HostBuilder {
                 );
                 if let Some(elicitor) = elicitor {
                     servers.set_elicitor(elicitor);
+                }
+                if let Some(callback) = call_progress {
+                    servers.set_call_progress(callback);
                 }
                 load_mcp_tools(&servers, &validator, parser, &mut registry);
                 Some(servers)
@@ -394,6 +408,13 @@ impl Host {
     pub fn set_elicitor(&self, elicitor: Arc<dyn Elicitor>) {
         if let Some(servers) = &self.mcp {
             servers.set_elicitor(elicitor);
+        }
+    }
+
+    /// Reports the progress MCP servers send during calls to `callback` from now on.
+    pub fn set_call_progress(&self, callback: CallProgressCallback) {
+        if let Some(servers) = &self.mcp {
+            servers.set_call_progress(callback);
         }
     }
 

@@ -14,6 +14,7 @@ mod hostile_repository;
 mod jco_host;
 mod mcp_conformance;
 mod mcp_elicitation;
+mod mcp_notifications;
 mod mcp_output;
 mod mcp_prompts;
 mod mcp_real_servers;

@@ -10,7 +10,8 @@ use serde_json::json;
 use crate::gate::{NonInteractivePrompter, Prompter, TerminalPrompter, strip_for_terminal};
 use crate::host::{Host, HostBuilder};
 use crate::mcp::{
-    MAX_SEARCH_RESULTS, McpOptions, TOOL_SEARCH_NAME, TerminalElicitor, read_servers,
+    CallProgress, MAX_SEARCH_RESULTS, McpOptions, TOOL_SEARCH_NAME, TerminalElicitor, read_servers,
+    shown_name,
 };
 use crate::names::SourceKind;
 use crate::sandbox::ComponentCache;
@@ -74,6 +75,9 @@ pub(crate) async fn load_host(settings: crate::settings::Settings) -> Result<Hos
     if std::io::stdin().is_terminal() && std::io::stderr().is_terminal() {
         builder = builder.elicitor(Arc::new(TerminalElicitor::stdio()));
     }
+    if std::io::stderr().is_terminal() {
+        builder = builder.call_progress(Arc::new(show_call_progress));
+    }
     let host = builder
         .cache(ComponentCache::user())
         .mcp_options(options)
@@ -91,6 +95,21 @@ pub(crate) async fn load_host(settings: crate::settings::Settings) -> Result<Hos
         output::warning_line(&problem);
     }
     Ok(host)
+}
+
+/// A server's progress on the call in flight, as one line on the terminal, rewritten in place
+/// (cleared when the call ends).
+fn show_call_progress(progress: &CallProgress) {
+    let amount = match progress.total {
+        Some(total) if total > 0.0 => format!("{:.0}%", progress.progress / total * 100.0),
+        _ => format!("{}", progress.progress),
+    };
+    let message = progress.message.as_deref().unwrap_or("");
+    eprint!(
+        "\r\x1b[2K{}: {amount} {}",
+        shown_name(&progress.server),
+        shown_name(message)
+    );
 }
 
 /// Runs `tool_search` first, as a model would, and says what it surfaced.
@@ -161,7 +180,11 @@ async fn call(host: &Host, name: &str, input: &str) -> CommandResult {
         } else {
             Box::new(NonInteractivePrompter)
         };
-    match host.call(name, input, prompter.as_ref()).await {
+    let answer = host.call(name, input, prompter.as_ref()).await;
+    if std::io::stderr().is_terminal() {
+        eprint!("\r\x1b[2K");
+    }
+    match answer {
         Ok(result) => {
             if let Some(notice) = &result.notice {
                 output::warning_line(notice);

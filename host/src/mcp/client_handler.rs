@@ -20,10 +20,12 @@ use rmcp::ErrorData as McpError;
 use rmcp::model::{
     ClientCapabilities, ClientConfig, ElicitRequestParams, ElicitResult, ElicitationAction,
     ElicitationCapability, FormElicitationCapability, Implementation, ListRootsResult,
-    ProtocolVersion, Root, RootsCapabilities,
+    LoggingMessageNotificationParam, ProgressNotificationParam, ProtocolVersion, Root,
+    RootsCapabilities,
 };
 
 use super::elicitation::{ElicitationAnswer, ElicitationRequest, ElicitorSlot};
+use super::notifications::{ProgressSlot, ServerNotices};
 use rmcp::service::{NotificationContext, RequestContext, RoleClient};
 
 /// The client handler of one connection.
@@ -38,6 +40,8 @@ pub struct EarshotClient {
     elicitor: ElicitorSlot,
     /// When its recent elicitations came, to stop a server that asks in a loop.
     elicited: Arc<Mutex<VecDeque<Instant>>>,
+    /// Where its progress and log messages go.
+    notices: ServerNotices,
 }
 
 /// The most elicitations one server may put to the user within [`ELICITATION_WINDOW`]; past
@@ -55,6 +59,7 @@ impl EarshotClient {
         project_root: Option<&Path>,
         server: &str,
         elicitor: ElicitorSlot,
+        progress: ProgressSlot,
     ) -> EarshotClient {
         EarshotClient {
             tools_changed: Arc::default(),
@@ -62,6 +67,7 @@ impl EarshotClient {
             server: Arc::from(server),
             elicitor,
             elicited: Arc::default(),
+            notices: ServerNotices::new(server, progress),
         }
     }
 
@@ -95,6 +101,28 @@ impl ClientHandler for EarshotClient {
 
     async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
         self.tools_changed.store(true, Ordering::Release);
+    }
+
+    async fn on_progress(
+        &self,
+        params: ProgressNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        self.notices
+            .progress(params.progress, params.total, params.message.as_deref());
+    }
+
+    async fn on_logging_message(
+        &self,
+        params: LoggingMessageNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        let level = serde_json::to_value(params.level).unwrap_or_default();
+        self.notices.log(
+            level.as_str().unwrap_or("info"),
+            params.logger.as_deref(),
+            &params.data,
+        );
     }
 
     async fn create_elicitation(

@@ -14,6 +14,7 @@
 //!   mcp-output sandbox.
 //! * `prompts` — prompts as slash commands, their messages normalised in the mcp-output sandbox.
 //! * `resources` — resources for the user and the model (`list_mcp_resources`, `read_mcp_resource`).
+//! * `notifications` — servers' progress (to a callback) and log messages (to tracing), rate-limited.
 //! * `http` — the streamable HTTP transport.
 //! * `search` — BM25 ranking for `tool_search`.
 
@@ -25,6 +26,7 @@ mod connection;
 mod elicitation;
 mod expand;
 mod http;
+mod notifications;
 mod process_group;
 mod prompts;
 mod resources;
@@ -47,6 +49,7 @@ pub use elicitation::{
     FieldKind,
 };
 pub use expand::{ExpandError, expand};
+pub use notifications::{CallProgress, CallProgressCallback, MAX_LOG_MESSAGES, PROGRESS_INTERVAL};
 pub use process_group::{SHUTDOWN_GRACE, end_all_groups, ending_on_signal};
 pub use prompts::{McpPrompt, McpPromptArgument, McpPromptMessage};
 pub(crate) use prompts::{messages_of, missing_arguments, prompts_of};

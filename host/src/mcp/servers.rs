@@ -16,6 +16,7 @@ use super::client_handler::EarshotClient;
 use super::config::{ServerDefinition, ServerEntry, Transport, read_servers};
 use super::connection::{CallFailure, Connected, Connection, connect, seconds};
 use super::elicitation::{Elicitor, ElicitorSlot};
+use super::notifications::{CallProgressCallback, ProgressSlot};
 use super::stdio::Ending;
 
 /// Timeouts and back-off for a session.
@@ -187,6 +188,8 @@ pub struct McpServers {
     calls: tokio::sync::Mutex<()>,
     /// Who answers the servers' elicitations.
     elicitor: ElicitorSlot,
+    /// Where the progress of calls goes.
+    progress: ProgressSlot,
 }
 
 impl McpServers {
@@ -231,6 +234,7 @@ impl McpServers {
             options,
             calls: tokio::sync::Mutex::new(()),
             elicitor: ElicitorSlot::default(),
+            progress: ProgressSlot::default(),
         };
         servers.connect_admitted(progress).await;
         servers
@@ -292,7 +296,13 @@ impl McpServers {
             slot.project_root.as_deref(),
             &slot.entry.name,
             self.elicitor.clone(),
+            self.progress.clone(),
         )
+    }
+
+    /// Reports the progress servers send during calls to `callback` from now on.
+    pub fn set_call_progress(&self, callback: CallProgressCallback) {
+        self.progress.set(callback);
     }
 
     /// Answers the servers' elicitations with `elicitor` from now on (they are declined until

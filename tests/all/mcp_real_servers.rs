@@ -126,3 +126,60 @@ fn a_python_server_on_the_pypi_mcp_package_over_stdio() {
     let (code, _, stderr) = sandbox.run(&["tools", "call", "py__add", r#"{"a": "x", "b": 1}"#]);
     assert_eq!(code, 4, "refused before it reached the server: {stderr}");
 }
+
+#[test]
+fn ctrl_c_during_a_call_cancels_it_on_a_remote_server_before_earshot_exits() {
+    // A Python server on the PyPI `mcp` package over streamable HTTP: it is not one of earshot's
+    // process groups, so only notifications/cancelled can stop its work.
+    let port = free_port();
+    let mut server = std::process::Command::new(mcp_python())
+        .arg(mcp_parts().join("python_server.py"))
+        .args(["--http", &port.to_string()])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("the python server starts");
+    let listening = (0..300).any(|_| {
+        std::thread::sleep(Duration::from_millis(100));
+        std::net::TcpStream::connect(("127.0.0.1", port)).is_ok()
+    });
+    assert!(listening, "the python server never listened on {port}");
+
+    let sandbox = Sandbox::new();
+    sandbox.user_settings(json!({
+        "mcpServers": {"py": {"type": "http", "url": format!("http://127.0.0.1:{port}/mcp")}},
+        "permissions": {"allow": ["Mcp(py__wait)"]},
+    }));
+    let note = sandbox.dir.path().join("wait-note.txt");
+    let input = json!({"seconds": 60, "note": note.display().to_string()}).to_string();
+    let earshot = sandbox
+        .earshot()
+        .args(["tools", "call", "py__wait", &input])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("earshot runs");
+    let read_note = || std::fs::read_to_string(&note).unwrap_or_default();
+    let started = (0..300).any(|_| {
+        std::thread::sleep(Duration::from_millis(100));
+        read_note().contains("started")
+    });
+    assert!(started, "the call never reached the server");
+    // SAFETY: kill only sends a signal to the child we spawned.
+    unsafe {
+        libc::kill(earshot.id() as i32, libc::SIGINT);
+    }
+    let output = earshot.wait_with_output().expect("earshot exits");
+    assert_eq!(output.status.code(), Some(130), "{output:?}");
+    let cancelled = (0..100).any(|_| {
+        std::thread::sleep(Duration::from_millis(100));
+        read_note().contains("cancelled")
+    });
+    let _ = server.kill();
+    let _ = server.wait();
+    assert!(
+        cancelled,
+        "the server never heard the cancellation: {}",
+        read_note()
+    );
+}

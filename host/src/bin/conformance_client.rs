@@ -55,10 +55,16 @@ async fn run(url: &str, scenario: &str) -> Result<(), String> {
             other => return Err(format!("server \"{}\": {other:?}", status.name)),
         }
     }
-    if scenario == "elicitation-sep1034-client-defaults" {
+    // Scenarios whose server checks what happens around one call of its tool.
+    let scenario_tool = match scenario {
+        "elicitation-sep1034-client-defaults" => Some("test_client_elicitation_defaults"),
+        "sse-retry" => Some("test_reconnection"),
+        _ => None,
+    };
+    if let Some(tool) = scenario_tool {
         let output = host
             .call(
-                "conformance__test_client_elicitation_defaults",
+                &format!("conformance__{tool}"),
                 "{}",
                 &NonInteractivePrompter,
             )

@@ -491,16 +491,54 @@ impl Connection {
     }
 }
 
+/// Every request in flight in this process, so that a terminating signal can cancel them on
+/// their servers before earshot exits (a remote server is not ended with the process groups).
+static IN_FLIGHT: std::sync::Mutex<Vec<(u64, Peer<RoleClient>, RequestId)>> =
+    std::sync::Mutex::new(Vec::new());
+
+/// Numbers the entries of [`IN_FLIGHT`].
+static NEXT_IN_FLIGHT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+fn in_flight() -> std::sync::MutexGuard<'static, Vec<(u64, Peer<RoleClient>, RequestId)>> {
+    IN_FLIGHT.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// Sends `notifications/cancelled` (with `reason`) for every request in flight, waiting at most
+/// `within` for them to be written. For a process about to exit on a signal.
+pub async fn cancel_in_flight(reason: &str, within: Duration) {
+    let pending: Vec<(Peer<RoleClient>, RequestId)> = in_flight()
+        .drain(..)
+        .map(|(_, peer, id)| (peer, id))
+        .collect();
+    let mut sends = tokio::task::JoinSet::new();
+    for (peer, id) in pending {
+        let notification = CancelledNotification::new(CancelledNotificationParam::new(
+            Some(id),
+            Some(reason.to_string()),
+        ));
+        sends.spawn(async move {
+            let _ = peer.send_notification(notification.into()).await;
+        });
+    }
+    let _ =
+        tokio::time::timeout(within, async { while sends.join_next().await.is_some() {} }).await;
+}
+
 /// Sends `notifications/cancelled` for a request whose caller dropped the call before the answer
 /// came, so the server can stop the work nobody waits for. Disarmed once the answer is in.
+/// While armed, the request is listed in [`IN_FLIGHT`].
 struct CancelIfAbandoned {
     pending: Option<(Peer<RoleClient>, RequestId)>,
+    entry: u64,
 }
 
 impl CancelIfAbandoned {
     fn new(peer: &Peer<RoleClient>, id: &RequestId) -> Self {
+        let entry = NEXT_IN_FLIGHT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        in_flight().push((entry, peer.clone(), id.clone()));
         CancelIfAbandoned {
             pending: Some((peer.clone(), id.clone())),
+            entry,
         }
     }
 
@@ -512,6 +550,7 @@ impl CancelIfAbandoned {
 
 impl Drop for CancelIfAbandoned {
     fn drop(&mut self) {
+        in_flight().retain(|(entry, _, _)| *entry != self.entry);
         let Some((peer, id)) = self.pending.take() else {
             return;
         };

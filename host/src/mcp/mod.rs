@@ -43,7 +43,7 @@ pub use admission::{
 };
 pub use child_env::{INHERITED_VARIABLES, minimal_environment};
 pub use config::{PROJECT_DIR_VARIABLE, ServerDefinition, ServerEntry, Transport, read_servers};
-pub use connection::{CallFailure, seconds};
+pub use connection::{CallFailure, cancel_in_flight, seconds};
 pub use elicitation::{
     Choice, DeclineElicitations, ElicitationAnswer, ElicitationField, ElicitationRequest, Elicitor,
     FieldKind,

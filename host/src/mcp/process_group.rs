@@ -25,9 +25,10 @@ pub fn ending_on_signal() -> bool {
     ENDING_ON_SIGNAL.load(std::sync::atomic::Ordering::SeqCst)
 }
 
-/// On SIGINT, SIGTERM or SIGHUP, ends every server process group (SIGTERM, then SIGKILL a moment
-/// later) and exits with 128 + the signal's number. For the `earshot` binary; an embedder that
-/// handles signals itself calls [`end_all_groups`] instead. Must run inside a tokio runtime.
+/// On SIGINT, SIGTERM or SIGHUP, cancels every MCP request in flight on its server, ends every
+/// server process group (SIGTERM, then SIGKILL a moment later) and exits with 128 + the
+/// signal's number. For the `earshot` binary; an embedder that handles signals itself calls
+/// [`super::cancel_in_flight`] and [`end_all_groups`] instead. Must run inside a tokio runtime.
 pub fn end_all_groups_on_signals() {
     #[cfg(unix)]
     {
@@ -43,6 +44,13 @@ pub fn end_all_groups_on_signals() {
             tokio::spawn(async move {
                 if stream.recv().await.is_some() {
                     ENDING_ON_SIGNAL.store(true, std::sync::atomic::Ordering::SeqCst);
+                    // Calls in flight are cancelled on their servers first: a remote server
+                    // is not ended with the process groups.
+                    super::connection::cancel_in_flight(
+                        "the user interrupted earshot",
+                        Duration::from_millis(500),
+                    )
+                    .await;
                     end_all_groups(Duration::from_millis(300)).await;
                     std::process::exit(128 + number);
                 }

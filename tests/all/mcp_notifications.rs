@@ -98,3 +98,38 @@ fn a_server_that_floods_progress_and_logs_costs_only_itself() {
     );
     assert_eq!(other, "fine", "another server still answers");
 }
+
+#[test]
+fn server_log_messages_show_with_v_only_and_at_most_a_hundred_a_minute() {
+    let sandbox = Sandbox::new();
+    sandbox.user_settings(json!({
+        "mcpServers": {"flood": fixture_server("floods_notifications.py", &[])},
+        "permissions": {"allow": ["Mcp(*)"]},
+    }));
+    let (code, stdout, stderr) = sandbox.run(&["tools", "call", "flood__flood"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(stdout.trim(), "done");
+    assert!(
+        !stderr.contains("log 0"),
+        "server logs are off by default: {stderr}"
+    );
+
+    let (code, _, stderr) = sandbox.run(&["-v", "tools", "call", "flood__flood"]);
+    assert_eq!(code, 0);
+    let shown = stderr
+        .lines()
+        .filter(|line| line.contains("log ") && !line.contains("more than 100"))
+        .count();
+    assert_eq!(shown, 100, "20,000 sent, 100 shown");
+    assert!(
+        stderr.contains(
+            "more than 100 log messages in a minute; the rest of this minute's are dropped"
+        ),
+        "{}",
+        stderr.lines().rev().take(5).collect::<Vec<_>>().join("\n")
+    );
+    assert!(
+        !stderr.contains('\u{1b}') && !stderr.contains("pwned\u{7}"),
+        "escapes removed"
+    );
+}

@@ -153,12 +153,14 @@ impl Failure {
 pub(crate) type CommandResult = Result<u8, Failure>;
 
 /// Logging on stderr. By default only earshot's own warnings: extensions' console output
-/// (target `earshot::extension`, sanitised to one line a record) and rmcp's are off, and shown
-/// with `-v`, `-vv` or a `RUST_LOG` that names them.
+/// (target `earshot::extension`, sanitised to one line a record), MCP servers' log messages
+/// (`earshot::mcp::server_log`, capped per server) and rmcp's are off. `-v` shows them and
+/// earshot's debug lines (rmcp and wasmtime only from warnings and info: their per-message
+/// lines would drown the rest), `-vv` everything, and a `RUST_LOG` replaces the lot.
 fn init_tracing(verbose: u8) {
     let default = match verbose {
-        0 => "warn,rmcp=off,earshot::extension=off",
-        1 => "debug",
+        0 => "warn,rmcp=off,earshot::extension=off,earshot::mcp::server_log=off",
+        1 => "debug,rmcp=warn,wasmtime=info,cranelift_codegen=info,hyper=info,reqwest=info",
         _ => "trace",
     };
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()

@@ -174,6 +174,11 @@ fn a_hostile_servers_resources_cost_only_themselves() {
                 .read_mcp_resource("bad", uri, &NonInteractivePrompter),
         )
     };
+    // The list changes (and the server says so): the next listing shows it.
+    let ok = read("demo://ok").expect("ok reads");
+    assert_eq!(ok.text, "[resource demo://ok (text/plain)]\nall good");
+    let (found, _) = block_on(host.0.mcp_resources(Some("bad")));
+    assert!(found.iter().any(|r| r.uri == "demo://added"), "{found:?}");
     let escapes = read("demo://escapes").expect("usable once cleaned");
     assert!(escapes.text.contains("before") && escapes.text.contains("after"));
     assert!(

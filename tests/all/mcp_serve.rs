@@ -473,3 +473,32 @@ fn a_client_that_allows_everything_cannot_turn_a_deny_into_an_allow() {
         "nothing was written"
     );
 }
+
+#[test]
+fn a_servers_own_form_goes_on_to_the_client_as_that_server_speaking() {
+    let sandbox = served_sandbox(
+        json!({"loop": fixture_server("elicits_in_a_loop.py", &[])}),
+        &["Mcp(loop__ask)"],
+        &[],
+    );
+    // The client answers the server's data form (its own permission forms are never involved:
+    // the tool is allowed by a rule). The host's cap of 5 a minute applies behind it.
+    let steps = json!([{"op": "call", "name": "loop__ask", "data": {"secret": "typed"}}]);
+    let answered = client(&sandbox, steps, true);
+    let counts: Value = serde_json::from_str(text(&answered[0])).unwrap();
+    assert_eq!(counts, json!({"accept": 5, "decline": 45, "cancel": 0}));
+    let asked = answered[0]["asked"].as_array().unwrap();
+    assert_eq!(asked.len(), 5, "{asked:?}");
+    assert!(
+        asked[0]
+            .as_str()
+            .unwrap()
+            .starts_with("MCP server \"loop\" asks (the server is asking, not earshot):\nagain 0"),
+        "{asked:?}"
+    );
+    // A client without elicitation: every form is declined, the call still answers.
+    let steps = json!([{"op": "call", "name": "loop__ask"}]);
+    let declined = client(&sandbox, steps, false);
+    let counts: Value = serde_json::from_str(text(&declined[0])).unwrap();
+    assert_eq!(counts, json!({"accept": 0, "decline": 50, "cancel": 0}));
+}

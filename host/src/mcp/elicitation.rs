@@ -27,6 +27,9 @@ pub struct ElicitationRequest {
     pub message: String,
     /// The fields, in the server's order.
     pub fields: Vec<ElicitationField>,
+    /// The requested schema as the server sent it, for an elicitor that passes the form on to
+    /// another client (`earshot mcp serve`); the answer is checked against `fields` either way.
+    pub schema: Value,
 }
 
 /// One field of the form.
@@ -174,6 +177,7 @@ impl ElicitationRequest {
             server: server.to_string(),
             message: message.to_string(),
             fields,
+            schema: schema.clone(),
         })
     }
 

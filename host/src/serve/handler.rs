@@ -22,6 +22,7 @@ use serde_json::Value;
 use crate::host::{Host, ModelTool};
 use crate::names::SourceKind;
 
+use super::elicit_forward::ForwardElicitor;
 use super::elicit_prompter::ElicitPrompter;
 
 /// How often the tools of the servers behind are checked for `list_changed` between requests.
@@ -157,6 +158,11 @@ impl ServerHandler for EarshotServer {
             can_elicit,
             cancelled: context.ct.clone(),
         };
+        // The servers behind ask this client for data (one client per `mcp serve` process).
+        self.host.set_elicitor(std::sync::Arc::new(ForwardElicitor {
+            peer: context.peer.clone(),
+            can_elicit,
+        }));
         let result = tokio::select! {
             result = self.host.call(&request.name, &input, &prompter) => result,
             // The client cancelled: the call stops here (rmcp discards any answer to it).

@@ -7,7 +7,10 @@
 //! * [`EarshotServer`] — the rmcp `ServerHandler` over a [`Host`], for any transport.
 //! * `elicit_prompter` — asks the client through `elicitation/create`; anything but an explicit
 //!   allow is a deny.
+//! * `elicit_forward` — passes the servers' own data elicitations on to the client, introduced as
+//!   the server speaking; never a permission answer.
 
+mod elicit_forward;
 mod elicit_prompter;
 mod handler;
 

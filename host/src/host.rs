@@ -420,8 +420,8 @@ impl Host {
 
     /// The prompts of the running MCP servers (of `server` alone when given), as slash commands
     /// (`/mcp__github__review`) with their arguments, for an agent to offer. A server that
-    /// declares no prompts offers none; one that fails to list them is left out, with the reason
-    /// in the second list.
+    /// declares no prompts offers none, a prompt a deny rule covers is not offered, and a server
+    /// that fails to list them is left out, with the reason in the second list.
     pub async fn mcp_prompts(&self, server: Option<&str>) -> (Vec<McpPrompt>, Vec<CallError>) {
         let Some(servers) = &self.mcp else {
             return (Vec::new(), Vec::new());
@@ -438,7 +438,18 @@ impl Host {
         let (mut prompts, mut failures) = (Vec::new(), Vec::new());
         for name in names {
             match servers.list_prompts(&name).await {
-                Ok(listed) => prompts.extend(prompts_of(&name, &listed)),
+                Ok(listed) => {
+                    for prompt in prompts_of(&name, &listed) {
+                        // A prompt a deny rule covers is not offered.
+                        let denied = match ToolId::mcp(&name, &prompt.name) {
+                            Ok(id) => self.refuse_if_denied_as(&id).await.is_err(),
+                            Err(_) => true,
+                        };
+                        if !denied {
+                            prompts.push(prompt);
+                        }
+                    }
+                }
                 Err(error) => failures.push(error),
             }
         }

@@ -145,7 +145,7 @@ fn the_terminal_elicitor_fills_the_form_from_what_is_typed() {
     let sandbox = sandbox(true);
     // The name, then Enter on the twelve other fields (each keeps its default or is left out),
     // then accept.
-    let typed = format!("Grace Hopper\n{}a\n", "\n".repeat(12));
+    let typed = format!("Grace Hopper\n{}send\n", "\n".repeat(12));
     let shown = Arc::new(Mutex::new(Vec::new()));
     let terminal = TerminalElicitor::new(
         Box::new(std::io::Cursor::new(typed.into_bytes())),
@@ -230,4 +230,51 @@ fn a_server_that_elicits_in_a_loop_is_declined_past_five_and_costs_only_itself()
         5,
         "the user was asked five times"
     );
+}
+
+#[test]
+fn a_form_sent_while_no_request_is_in_flight_is_declined_without_asking() {
+    let sandbox = Sandbox::new();
+    let notes = sandbox.dir.path().join("late.txt");
+    let notes_arg = notes.display().to_string();
+    sandbox.user_settings(json!({
+        "mcpServers": {"late": crate::common::fixture_server("elicits_in_a_loop.py", &["--notes", &notes_arg])},
+        "permissions": {"allow": ["Mcp(*)"]},
+    }));
+    let settings = Settings::load(
+        Some(&sandbox.config()),
+        Some(earshot_host::ProjectPaths::new(sandbox.project())),
+    );
+    let elicitor = scripted(|request| ElicitationAnswer::Accept(request.defaults()));
+    let shared: Arc<dyn Elicitor> = elicitor.clone();
+    let answered = block_on(async move {
+        let host = HostBuilder::new(settings)
+            .cache(shared_cache())
+            .elicitor(shared)
+            .build()
+            .await
+            .expect("host loads");
+        let output = host
+            .call("late__ask_later", "{}", &NonInteractivePrompter)
+            .await
+            .expect("the call answers");
+        // The server asks after its answer: wait for what it heard.
+        let mut heard = String::new();
+        for _ in 0..100 {
+            heard = std::fs::read_to_string(&notes).unwrap_or_default();
+            if !heard.is_empty() {
+                break;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        }
+        host.shutdown().await;
+        (output.output, heard)
+    });
+    assert_eq!(answered.0, "answered");
+    assert_eq!(
+        answered.1.trim(),
+        "decline",
+        "out of turn, the form is declined"
+    );
+    assert!(elicitor.seen.lock().unwrap().is_empty(), "no one was asked");
 }

@@ -120,10 +120,10 @@ fn a_deny_rule_over_a_server_refuses_its_prompts_before_anything_is_asked_of_it(
         stdout.is_empty(),
         "nothing of the prompt was printed: {stdout}"
     );
-    // Listing is not running: the commands stay visible, so the user sees what the rule covers.
+    // A denied prompt is not offered either.
     let (code, stdout, _) = sandbox.run(&["mcp", "prompts", "every"]);
     assert_eq!(code, 0);
-    assert!(stdout.contains("/mcp__every__simple-prompt"), "{stdout}");
+    assert!(!stdout.contains("/mcp__every__simple-prompt"), "{stdout}");
 }
 
 #[test]

@@ -201,6 +201,17 @@ fn a_hostile_servers_resources_cost_only_themselves() {
         }
         other => panic!("{other:?}"),
     }
+    // Its tool named `resources` would share the reading rule (allowed here by Mcp(*)): skipped.
+    let tool = host.call("bad__resources", "{}", &NonInteractivePrompter);
+    assert!(matches!(tool, Err(CallError::UnknownTool(_))), "{tool:?}");
+    assert!(
+        host.registry()
+            .problems()
+            .iter()
+            .any(|problem| problem.contains("reserved for reading the server's resources")),
+        "{:?}",
+        host.registry().problems()
+    );
     // The other servers are unaffected.
     let echoed = host
         .call("clock__echo", r#"{"text":"fine"}"#, &NonInteractivePrompter)

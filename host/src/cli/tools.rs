@@ -100,6 +100,10 @@ pub(crate) async fn load_host(settings: crate::settings::Settings) -> Result<Hos
 /// A server's progress on the call in flight, as one line on the terminal, rewritten in place
 /// (cleared when the call ends).
 fn show_call_progress(progress: &CallProgress) {
+    // Never drawn over a question someone is answering.
+    if crate::gate::terminal_busy() {
+        return;
+    }
     let amount = match progress.total {
         Some(total) if total > 0.0 => format!("{:.0}%", progress.progress / total * 100.0),
         _ => format!("{}", progress.progress),

@@ -15,7 +15,10 @@ mod rules;
 pub use decision::{DecidedBy, Decision, Gate, Outcome, PermissionPrompt, ToolRequest};
 pub use display::{sanitise_escaping_breaks, sanitise_for_terminal, strip_for_terminal};
 pub(crate) use prompter::deny_naming_the_rule;
-pub use prompter::{NonInteractivePrompter, PromptAnswer, Prompter, TerminalPrompter};
+pub use prompter::{
+    NonInteractivePrompter, PromptAnswer, Prompter, TerminalPrompter, terminal_busy,
+};
+pub(crate) use prompter::{TerminalIo, stdio_terminal};
 pub use rules::{
     Effect, Matched, OTHER_TOOL, OTHER_TOOL_KEYWORDS, Origin, Rule, RuleSet, parse_rule, shell_word,
 };

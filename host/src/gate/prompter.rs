@@ -69,7 +69,29 @@ impl Prompter for NonInteractivePrompter {
 }
 
 /// The terminal's input and output, shared with the blocking thread that reads an answer.
-type TerminalIo = Arc<Mutex<(Box<dyn BufRead + Send>, Box<dyn Write + Send>)>>;
+pub(crate) type TerminalIo = Arc<Mutex<(Box<dyn BufRead + Send>, Box<dyn Write + Send>)>>;
+
+/// This process's stdin and stderr as one terminal: every dialogue on it (a permission prompt,
+/// a server's form) holds its lock from the first line it writes to the last it reads, so two
+/// can never interleave and a line typed for one is never read by the other. One buffered
+/// reader for the whole process, so none can swallow input meant for another.
+pub(crate) fn stdio_terminal() -> TerminalIo {
+    static STDIO: std::sync::OnceLock<TerminalIo> = std::sync::OnceLock::new();
+    STDIO
+        .get_or_init(|| {
+            Arc::new(Mutex::new((
+                Box::new(std::io::BufReader::new(std::io::stdin())),
+                Box::new(std::io::stderr()),
+            )))
+        })
+        .clone()
+}
+
+/// Whether a dialogue holds the process's terminal right now (a progress line must not be
+/// drawn over a question).
+pub fn terminal_busy() -> bool {
+    stdio_terminal().try_lock().is_err()
+}
 
 /// Asks on a terminal: shows the host-computed rule name and the tool's sanitised title and
 /// detail, then reads `o` (once), `a` (always for this project) or `d` (deny). The read happens on
@@ -79,12 +101,11 @@ pub struct TerminalPrompter {
 }
 
 impl TerminalPrompter {
-    /// A prompter on this process's stdin and stderr.
+    /// A prompter on this process's stdin and stderr (the one terminal every dialogue shares).
     pub fn stdio() -> TerminalPrompter {
-        TerminalPrompter::new(
-            Box::new(std::io::BufReader::new(std::io::stdin())),
-            Box::new(std::io::stderr()),
-        )
+        TerminalPrompter {
+            io: stdio_terminal(),
+        }
     }
 
     /// A prompter reading answers from `input` and writing the prompt to `output`.

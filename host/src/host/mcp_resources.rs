@@ -57,6 +57,15 @@ impl Host {
                 "{server}__{RESOURCES_RULE_TOOL}"
             )));
         };
+        if !servers
+            .servers_with_resources()
+            .iter()
+            .any(|name| name == server)
+        {
+            return Err(CallError::UnknownTool(format!(
+                "{server}__{RESOURCES_RULE_TOOL}"
+            )));
+        }
         let id = resources_id(server)?;
         let title = format!("read resource {uri}");
         let request = ToolRequest {
@@ -153,9 +162,13 @@ impl Host {
 
     /// `Err(Denied)` when a deny rule covers `server`'s resources.
     async fn refuse_if_denied(&self, server: &str) -> Result<(), CallError> {
-        let id = resources_id(server)?;
+        self.refuse_if_denied_as(&resources_id(server)?).await
+    }
+
+    /// `Err(Denied)` when a deny rule covers `id` (nothing is asked: a deny rule or nothing).
+    pub(super) async fn refuse_if_denied_as(&self, id: &ToolId) -> Result<(), CallError> {
         let request = ToolRequest {
-            tool: &id,
+            tool: id,
             read_only: true,
             title: None,
             detail: None,

@@ -87,6 +87,20 @@ fn register_server_tools(
                 continue;
             }
         };
+        // `Mcp(server__resources)` is the rule for reading the server's resources: a tool of
+        // that name would share it, so an "always" given to a read would run the tool unasked.
+        if tool.name == crate::mcp::RESOURCES_RULE_TOOL {
+            registry.report(
+                SourceKind::Mcp,
+                server,
+                format!(
+                    "tool \"{}\" is skipped: the name is reserved for reading the server's resources (rule Mcp({server}__{}))",
+                    tool.name,
+                    crate::mcp::RESOURCES_RULE_TOOL
+                ),
+            );
+            continue;
+        }
         if !seen.insert(tool.name.clone()) {
             registry.report(
                 SourceKind::Mcp,

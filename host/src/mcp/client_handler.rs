@@ -11,7 +11,7 @@
 
 use std::collections::VecDeque;
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -20,8 +20,8 @@ use rmcp::ErrorData as McpError;
 use rmcp::model::{
     ClientCapabilities, ClientConfig, ElicitRequestParams, ElicitResult, ElicitationAction,
     ElicitationCapability, FormElicitationCapability, Implementation, ListRootsResult,
-    LoggingMessageNotificationParam, ProgressNotificationParam, ProtocolVersion, Root,
-    RootsCapabilities,
+    LoggingMessageNotificationParam, ProgressNotificationParam, ProgressToken, ProtocolVersion,
+    Root, RootsCapabilities,
 };
 
 use super::elicitation::{ElicitationAnswer, ElicitationRequest, ElicitorSlot};
@@ -42,6 +42,37 @@ pub struct EarshotClient {
     elicited: Arc<Mutex<VecDeque<Instant>>>,
     /// Where its progress and log messages go.
     notices: ServerNotices,
+    /// The progress tokens of earshot's requests to this server now in flight: a server may
+    /// elicit or report progress only while one is (never during a permission prompt, never
+    /// for a request that is not its own).
+    in_flight: Arc<Mutex<Vec<ProgressToken>>>,
+    /// Requests of earshot's to this server from just before they are sent until answered
+    /// (counted before rmcp assigns their tokens, so a fast server's form is never refused).
+    sending: Arc<AtomicUsize>,
+}
+
+/// Counts one request to the server from before it is sent until dropped.
+pub(crate) struct Sending(Arc<AtomicUsize>);
+
+impl Drop for Sending {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
+/// Marks one request to the server as in flight until dropped.
+pub(crate) struct InFlight {
+    tokens: Arc<Mutex<Vec<ProgressToken>>>,
+    token: ProgressToken,
+}
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        let mut tokens = self.tokens.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(at) = tokens.iter().position(|token| *token == self.token) {
+            tokens.remove(at);
+        }
+    }
 }
 
 /// The most elicitations one server may put to the user within [`ELICITATION_WINDOW`]; past
@@ -68,6 +99,35 @@ impl EarshotClient {
             elicitor,
             elicited: Arc::default(),
             notices: ServerNotices::new(server, progress),
+            in_flight: Arc::default(),
+            sending: Arc::default(),
+        }
+    }
+
+    /// Counts a request about to be sent until the guard is dropped.
+    pub(crate) fn sending(&self) -> Sending {
+        self.sending.fetch_add(1, Ordering::AcqRel);
+        Sending(self.sending.clone())
+    }
+
+    /// Marks the request with progress token `token` as in flight until the guard is dropped.
+    pub(crate) fn request_started(&self, token: &ProgressToken) -> InFlight {
+        self.in_flight
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .push(token.clone());
+        InFlight {
+            tokens: self.in_flight.clone(),
+            token: token.clone(),
+        }
+    }
+
+    /// Whether a request of earshot's to this server is in flight (with `token`, when given).
+    fn requesting(&self, token: Option<&ProgressToken>) -> bool {
+        let tokens = self.in_flight.lock().unwrap_or_else(|p| p.into_inner());
+        match token {
+            Some(token) => tokens.contains(token),
+            None => !tokens.is_empty() || self.sending.load(Ordering::Acquire) > 0,
         }
     }
 
@@ -108,8 +168,16 @@ impl ClientHandler for EarshotClient {
         params: ProgressNotificationParam,
         _context: NotificationContext<RoleClient>,
     ) {
-        self.notices
-            .progress(params.progress, params.total, params.message.as_deref());
+        // Only for a request of ours now in flight: anything else is a server talking out of
+        // turn (perhaps over a permission prompt).
+        if self.requesting(Some(&params.progress_token)) {
+            self.notices.progress(
+                &params.progress_token,
+                params.progress,
+                params.total,
+                params.message.as_deref(),
+            );
+        }
     }
 
     async fn on_logging_message(
@@ -128,7 +196,7 @@ impl ClientHandler for EarshotClient {
     async fn create_elicitation(
         &self,
         request: ElicitRequestParams,
-        _context: RequestContext<RoleClient>,
+        context: RequestContext<RoleClient>,
     ) -> Result<ElicitResult, McpError> {
         let ElicitRequestParams::FormElicitationParams {
             message,
@@ -147,12 +215,21 @@ impl ClientHandler for EarshotClient {
                 return Ok(ElicitResult::new(ElicitationAction::Decline));
             }
         };
+        if !self.requesting(None) {
+            tracing::warn!(server = %self.server, "declined an elicitation sent while no request to it was in flight");
+            return Ok(ElicitResult::new(ElicitationAction::Decline));
+        }
         if !self.may_elicit() {
             tracing::warn!(server = %self.server, "declined an elicitation without asking: more than {MAX_ELICITATIONS} in {}s", ELICITATION_WINDOW.as_secs());
             return Ok(ElicitResult::new(ElicitationAction::Decline));
         }
         let elicitor = self.elicitor.current();
-        Ok(match elicitor.elicit(&request).await {
+        // The server may cancel its own request (or the call ends): the form is given up.
+        let answer = tokio::select! {
+            answer = elicitor.elicit(&request) => answer,
+            _ = context.ct.cancelled() => ElicitationAnswer::Cancel,
+        };
+        Ok(match answer {
             ElicitationAnswer::Accept(answer) => match request.check(&answer) {
                 Ok(content) => ElicitResult::new(ElicitationAction::Accept)
                     .with_content(serde_json::Value::Object(content)),

@@ -315,7 +315,14 @@ impl Connection {
             return Ok((Vec::new(), Vec::new()));
         }
         let resources = self.list_paged(Listing::Resources).await?;
-        let templates = self.list_paged(Listing::ResourceTemplates).await?;
+        // A server without templates may not know the method at all: its resources still count.
+        let templates = match self.list_paged(Listing::ResourceTemplates).await {
+            Ok(templates) => templates,
+            Err(why) => {
+                tracing::debug!("resources/templates/list failed, taken as none: {why}");
+                Vec::new()
+            }
+        };
         Ok((resources, templates))
     }
 
@@ -436,12 +443,16 @@ impl Connection {
         }
         let mut options = PeerRequestOptions::no_options();
         options.timeout = Some(timeout);
+        let _sending = self.handler.sending();
         let sent = self
             .service
             .send_request_with_option(request, options)
             .await;
         let answer = match sent {
             Ok(handle) => {
+                // While it is in flight (and only then) the server may ask the user for data and
+                // report progress on it.
+                let _in_flight = self.handler.request_started(&handle.progress_token);
                 // rmcp tells the server when its own timeout fires; this tells it when the caller
                 // stops waiting (an embedder's timeout or cancel, the host's outer timeout).
                 let abandoned = CancelIfAbandoned::new(&handle.peer, &handle.id);

@@ -57,6 +57,8 @@ pub(crate) struct ServerNotices {
     server: Arc<str>,
     progress: ProgressSlot,
     last_progress: Arc<Mutex<Option<Instant>>>,
+    /// The requests whose final report already passed (the last few).
+    finished_for: Arc<Mutex<Vec<Box<dyn std::any::Any + Send + Sync>>>>,
     logs: Arc<Mutex<LogBudget>>,
 }
 
@@ -77,18 +79,36 @@ impl ServerNotices {
         }
     }
 
-    /// A progress notification: passed on unless the last one was under
-    /// [`PROGRESS_INTERVAL`] ago (the final one, progress reaching total, always passes).
-    pub(crate) fn progress(&self, progress: f64, total: Option<f64>, message: Option<&str>) {
+    /// A progress notification for the request with `token`: passed on unless the last one was
+    /// under [`PROGRESS_INTERVAL`] ago; the first that reaches its total passes regardless, once
+    /// per request.
+    pub(crate) fn progress<Token: PartialEq + Clone + Send + Sync + 'static>(
+        &self,
+        token: &Token,
+        progress: f64,
+        total: Option<f64>,
+        message: Option<&str>,
+    ) {
         let Some(callback) = self.progress.current() else {
             return;
         };
         let finished = total.is_some_and(|total| progress >= total);
         {
             let mut last = self.last_progress.lock().unwrap_or_else(|p| p.into_inner());
+            let mut finished_for = self.finished_for.lock().unwrap_or_else(|p| p.into_inner());
+            let first_finish = finished
+                && !finished_for
+                    .iter()
+                    .any(|done| done.downcast_ref::<Token>() == Some(token));
             let now = Instant::now();
-            if !finished && last.is_some_and(|at| now.duration_since(at) < PROGRESS_INTERVAL) {
+            if !first_finish && last.is_some_and(|at| now.duration_since(at) < PROGRESS_INTERVAL) {
                 return;
+            }
+            if first_finish {
+                if finished_for.len() == 16 {
+                    finished_for.remove(0);
+                }
+                finished_for.push(Box::new(token.clone()));
             }
             *last = Some(now);
         }
@@ -168,9 +188,13 @@ mod tests {
         }));
         let notices = ServerNotices::new("s", slot);
         for step in 0..10_000 {
-            notices.progress(f64::from(step), Some(10_000.0), Some("step\u{1b}[2J"));
+            notices.progress(&1, f64::from(step), Some(10_000.0), Some("step\u{1b}[2J"));
         }
-        notices.progress(10_000.0, Some(10_000.0), None);
+        notices.progress(&1, 10_000.0, Some(10_000.0), None);
+        // A flood of "finished" reports passes once per request, not every time.
+        for _ in 0..10_000 {
+            notices.progress(&1, 1.0, Some(1.0), None);
+        }
         let seen = seen.lock().unwrap();
         assert!(seen.len() < 100, "{} reports", seen.len());
         assert_eq!(seen.last().unwrap().progress, 10_000.0);

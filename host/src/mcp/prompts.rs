@@ -63,9 +63,8 @@ pub(crate) fn prompts_of(server: &str, listed: &[Value]) -> Vec<McpPrompt> {
         .iter()
         .filter_map(|item| {
             let name = item.get("name")?.as_str()?;
-            if name.is_empty() || name.chars().any(char::is_control) {
-                return None;
-            }
+            // Only names a rule can name (`Mcp(server__prompt)`, as for tools).
+            crate::names::ToolId::mcp(server, name).ok()?;
             let text = |key: &str| item.get(key).and_then(Value::as_str).map(str::to_string);
             let arguments = item
                 .get("arguments")

@@ -129,8 +129,33 @@ pub(crate) fn contents_of(
     })
 }
 
-/// The text `list_mcp_resources` gives the model: one line per resource or template.
+/// The most characters of the listing a model is given (as a tool result's cap).
+const MAX_LISTING_CHARS: usize = 25_000;
+
+/// The text `list_mcp_resources` gives the model: one line per resource or template, every
+/// server-written part stripped of control characters, the whole cut at 25,000 characters.
 pub(crate) fn listing_for_model(resources: &[McpResource], failures: &[CallError]) -> String {
+    let listing = listing_lines(resources, failures);
+    let total = listing.chars().count();
+    if total <= MAX_LISTING_CHARS {
+        return listing;
+    }
+    let mut cut: String = listing.chars().take(MAX_LISTING_CHARS).collect();
+    cut.push_str(&format!(
+        "\n[{} more characters cut: ask for one server's resources]",
+        total - MAX_LISTING_CHARS
+    ));
+    cut
+}
+
+fn listing_lines(resources: &[McpResource], failures: &[CallError]) -> String {
+    let clean = |text: &str| -> String {
+        earshot_terminal_text::strip_controls(text)
+            .replace(['\n', '\t'], " ")
+            .chars()
+            .take(500)
+            .collect()
+    };
     let mut lines: Vec<String> = resources
         .iter()
         .map(|resource| {
@@ -141,13 +166,15 @@ pub(crate) fn listing_for_model(resources: &[McpResource], failures: &[CallError
             };
             let mut line = format!(
                 "{} {what} {} ({})",
-                resource.server, resource.uri, resource.name
+                resource.server,
+                clean(&resource.uri),
+                clean(&resource.name)
             );
             if let Some(mime) = &resource.mime_type {
-                line.push_str(&format!(" [{mime}]"));
+                line.push_str(&format!(" [{}]", clean(mime)));
             }
             if let Some(description) = &resource.description {
-                line.push_str(&format!(": {description}"));
+                line.push_str(&format!(": {}", clean(description)));
             }
             line
         })

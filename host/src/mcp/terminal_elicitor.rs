@@ -11,14 +11,11 @@ use serde_json::{Map, Value};
 use super::elicitation::{
     Choice, ElicitationAnswer, ElicitationField, ElicitationRequest, Elicitor, FieldKind,
 };
-use crate::gate::strip_for_terminal;
+use crate::gate::{TerminalIo, sanitise_for_terminal, stdio_terminal};
 use crate::runner::BoxFuture;
 
 /// Tries per field before the form is cancelled.
 const TRIES: usize = 3;
-
-/// The terminal's input and output, shared with the blocking thread that reads the answers.
-type TerminalIo = Arc<Mutex<(Box<dyn BufRead + Send>, Box<dyn Write + Send>)>>;
 
 /// Answers elicitations on a terminal.
 #[derive(Clone)]
@@ -27,12 +24,12 @@ pub struct TerminalElicitor {
 }
 
 impl TerminalElicitor {
-    /// An elicitor on this process's stdin and stderr.
+    /// An elicitor on this process's stdin and stderr: the one terminal the permission prompter
+    /// uses too, so a form and a permission prompt never read each other's lines.
     pub fn stdio() -> TerminalElicitor {
-        TerminalElicitor::new(
-            Box::new(std::io::BufReader::new(std::io::stdin())),
-            Box::new(std::io::stderr()),
-        )
+        TerminalElicitor {
+            io: stdio_terminal(),
+        }
     }
 
     /// An elicitor reading answers from `input` and writing the form to `output`.
@@ -64,12 +61,11 @@ fn fill_in(
     input: &mut dyn BufRead,
     output: &mut dyn Write,
 ) -> ElicitationAnswer {
-    let shown = |text: &str| strip_for_terminal(text);
     let _ = writeln!(
         output,
         "\nserver \"{}\" asks for input (the server is asking, not earshot):\n  {}",
-        shown(&request.server),
-        shown(&request.message)
+        one_line(&request.server, 80),
+        one_line(&request.message, 500)
     );
     let mut answer = Map::new();
     for field in &request.fields {
@@ -81,11 +77,13 @@ fn fill_in(
             None => return ElicitationAnswer::Cancel,
         }
     }
+    // Keys unlike the permission prompt's ([o]nce, [a]lways, [d]eny): a habit formed there never
+    // sends a form, and nothing typed here is ever a permission answer.
     loop {
         let _ = write!(
             output,
-            "send this to \"{}\"? [a]ccept, [d]ecline, [c]ancel: ",
-            shown(&request.server)
+            "send these answers to server \"{}\"? type send, decline or cancel: ",
+            one_line(&request.server, 80)
         );
         let _ = output.flush();
         match read_line(input)
@@ -93,9 +91,9 @@ fn fill_in(
             .map(str::to_ascii_lowercase)
             .as_deref()
         {
-            Some("a" | "accept" | "y" | "yes") => return ElicitationAnswer::Accept(answer),
-            Some("d" | "decline" | "n" | "no") => return ElicitationAnswer::Decline,
-            Some("c" | "cancel") | None => return ElicitationAnswer::Cancel,
+            Some("send") => return ElicitationAnswer::Accept(answer),
+            Some("decline") => return ElicitationAnswer::Decline,
+            Some("cancel") | None => return ElicitationAnswer::Cancel,
             Some(_) => {}
         }
     }
@@ -109,9 +107,9 @@ fn ask_field(
     output: &mut dyn Write,
 ) -> Option<Option<Value>> {
     let label = field.title.as_deref().unwrap_or(&field.name);
-    let mut line = format!("  {}", strip_for_terminal(label));
+    let mut line = format!("  {}", one_line(label, 200));
     if let Some(description) = &field.description {
-        line.push_str(&format!(" — {}", strip_for_terminal(description)));
+        line.push_str(&format!(" — {}", one_line(description, 200)));
     }
     line.push_str(&format!(" ({}", describe(&field.kind)));
     if field.required {
@@ -119,7 +117,7 @@ fn ask_field(
     }
     line.push(')');
     if let Some(default) = &field.default {
-        line.push_str(&format!(" [{}]", strip_for_terminal(&show(default))));
+        line.push_str(&format!(" [{}]", one_line(&show(default), 200)));
     }
     for _ in 0..TRIES {
         let _ = write!(output, "{line}: ");
@@ -154,13 +152,13 @@ fn describe(kind: &FieldKind) -> String {
         options
             .iter()
             .enumerate()
-            .map(|(index, option)| format!("{} {}", index + 1, strip_for_terminal(&option.label)))
+            .map(|(index, option)| format!("{} {}", index + 1, one_line(&option.label, 200)))
             .collect::<Vec<_>>()
             .join(", ")
     };
     match kind {
         FieldKind::Text { format, .. } => match format {
-            Some(format) => format!("text, {}", strip_for_terminal(format)),
+            Some(format) => format!("text, {}", one_line(format, 200)),
             None => "text".into(),
         },
         FieldKind::Number { .. } => "number".into(),
@@ -229,12 +227,13 @@ fn choose(options: &[Choice], typed: &str) -> Result<String, String> {
             })
         })
         .map(|option| option.value.clone())
-        .ok_or_else(|| {
-            format!(
-                "\"{}\" is not one of the choices",
-                strip_for_terminal(typed)
-            )
-        })
+        .ok_or_else(|| format!("\"{}\" is not one of the choices", one_line(typed, 200)))
+}
+
+/// A server's text as one line of at most `max` characters, without control characters or
+/// escape sequences (so it cannot draw a fake prompt of earshot's).
+fn one_line(text: &str, max: usize) -> String {
+    sanitise_for_terminal(text, max)
 }
 
 /// One line without its line ending; `None` at the end of input.
@@ -270,7 +269,7 @@ mod tests {
 
     #[test]
     fn defaults_are_kept_bad_input_is_asked_again_and_escapes_are_never_shown() {
-        let (answer, shown) = run("\nAda\n200\n\nDogs\n\na\n");
+        let (answer, shown) = run("\nAda\n200\n\nDogs\n\nsend\n");
         assert_eq!(
             answer,
             ElicitationAnswer::Accept(
@@ -286,12 +285,18 @@ mod tests {
         assert!(shown.contains("this one is required"), "{shown}");
         assert!(shown.contains("between 0 and 150"), "{shown}");
         assert!(!shown.contains('\u{1b}'), "{shown:?}");
+        assert!(
+            shown.contains("Tell me about you"),
+            "one line, escapes removed: {shown:?}"
+        );
     }
 
     #[test]
     fn decline_cancel_and_the_end_of_input() {
-        assert_eq!(run("Ada\n\n\n\nd\n").0, ElicitationAnswer::Decline);
-        assert_eq!(run("Ada\n\n\n\nc\n").0, ElicitationAnswer::Cancel);
+        assert_eq!(run("Ada\n\n\n\ndecline\n").0, ElicitationAnswer::Decline);
+        assert_eq!(run("Ada\n\n\n\ncancel\n").0, ElicitationAnswer::Cancel);
+        // A permission prompt's keys mean nothing here: asked again, then input ends.
+        assert_eq!(run("Ada\n\n\n\na\no\ny\n").0, ElicitationAnswer::Cancel);
         assert_eq!(run("Ada\n").0, ElicitationAnswer::Cancel);
     }
 }

@@ -5,11 +5,12 @@
 //! built line by line took 90 ms against Node's 0.2 ms).
 //!
 //! This module gives long concatenations a growable backing buffer instead. When the left side
-//! of a concatenation is long and at least as long as the rest, the result is written into a
-//! buffer with spare room (twice the length) and handed out as a slice of it. When the next
-//! concatenation's left side is exactly that slice, that is it starts at the buffer's first unit
-//! and ends where the buffer's used part ends, the rest is written into the spare room in place
-//! and a longer slice is handed out. Units already handed out are never written again, so every
+//! of a concatenation is long and at least as long as the rest, the result is written exactly,
+//! and remembered. When a later concatenation's left side is exactly such a string (it starts at
+//! the buffer's first unit and ends where the buffer's written part ends), the result goes into
+//! a buffer with spare room (twice its length), handed out as a slice of it; from then on each
+//! append onto the latest slice writes the rest into the spare room in place and hands out a
+//! longer slice. Units already handed out are never written again, so every
 //! string stays immutable; a buffer that is full is replaced by one twice as large, so the total
 //! copying is linear.
 //!
@@ -73,8 +74,16 @@ pub(crate) fn concat(strings: &[JsStr<'_>], total: usize, all_latin1: bool) -> O
                     return Some(written_part(tail));
                 }
             }
-            let mut tail = Tail::allocate(total.checked_mul(2)?, all_latin1);
-            // SAFETY: a fresh buffer of twice `total` units, in an encoding every part fits.
+            // A first long concatenation is written exactly (most are one-offs, `big + x`); only
+            // one onto a string made that way, which is how an append loop looks, gets twice the
+            // room it needs.
+            let capacity = if found.is_some() {
+                total.checked_mul(2)?
+            } else {
+                total
+            };
+            let mut tail = Tail::allocate(capacity, all_latin1);
+            // SAFETY: a fresh buffer of at least `total` units, in an encoding every part fits.
             unsafe { write_units(&mut tail, strings) };
             let result = written_part(&tail);
             match found {
@@ -100,8 +109,11 @@ fn units_start(string: JsStr<'_>) -> *mut u8 {
     }
 }
 
-/// The string made of `tail`'s written units.
+/// The string made of `tail`'s written units: the buffer itself when it is full.
 fn written_part(tail: &Tail) -> JsString {
+    if tail.used == tail.capacity {
+        return tail.buffer.clone();
+    }
     // SAFETY: `0 < used <= capacity`, the buffer's length.
     unsafe { JsString::slice_unchecked(&tail.buffer, 0, tail.used) }
 }

@@ -19,8 +19,9 @@ use crate::loaders::extensions::{limits_from_settings, load_extensions};
 use crate::loaders::mcp::{load_mcp_tools, reload_server_tools};
 use crate::mcp::{
     CallProgressCallback, Elicitor, LISTED_MCP_TOOLS_LIMIT, MAX_SEARCH_RESULTS, McpOptions,
-    McpPrompt, McpPromptMessage, McpServers, SearchDocument, ServerState, StartProgress,
-    TOOL_SEARCH_NAME, messages_of, missing_arguments, prompts_of, read_servers, search,
+    McpPrompt, McpPromptMessage, McpServers, SearchDocument, ServerState, SessionServer,
+    StartProgress, TOOL_SEARCH_NAME, messages_of, missing_arguments, prompts_of, read_servers,
+    search,
 };
 use crate::names::{SourceKind, ToolId};
 use crate::registry::{RegisteredTool, ToolRegistry};
@@ -86,6 +87,7 @@ pub struct HostBuilder {
     runtime: Option<tokio::runtime::Handle>,
     elicitor: Option<Arc<dyn Elicitor>>,
     call_progress: Option<CallProgressCallback>,
+    session_servers: Vec<SessionServer>,
 }
 
 impl HostBuilder {
@@ -102,7 +104,16 @@ impl HostBuilder {
             runtime: None,
             elicitor: None,
             call_progress: None,
+            session_servers: Vec::new(),
         }
+    }
+
+    /// Adds streamable HTTP servers for this session only (an editor's, over ACP), started
+    /// without a trust record and gated like every server. A name the settings already use is
+    /// not started: screen the client's list first (`acp::screen_session_mcp` reports why).
+    pub fn session_servers(mut self, servers: Vec<SessionServer>) -> HostBuilder {
+        self.session_servers = servers;
+        self
     }
 
     /// Receives the progress MCP servers report during calls (for a progress line or a
@@ -202,6 +213,7 @@ impl HostBuilder {
             runtime: _,
             elicitor,
             call_progress,
+            session_servers,
         } = self;
         let engine = engine.unwrap_or_else(SandboxEngine::shared);
         let cache = cache.unwrap_or_else(|| match &settings.user_config_dir {
@@ -210,7 +222,7 @@ impl HostBuilder {
         });
         let env: EnvLookup = env.unwrap_or_else(|| Arc::new(|name: &str| std::env::var(name).ok()));
         let mcp_options = mcp_options.unwrap_or_else(|| McpOptions::from_settings(&settings));
-        let wants_mcp = !read_servers(&settings, &*env).is_empty();
+        let wants_mcp = !read_servers(&settings, &*env).is_empty() || !session_servers.is_empty();
         // Compiling components and running extensions' top levels is blocking work.
         let (settings, validator, mut registry, parser) = blocking(move || {
             let validator = SchemaValidator::new(&engine, &cache)?;
@@ -241,7 +253,15 @@ impl HostBuilder {
                     }
                 };
                 let servers = Arc::new(
-                    McpServers::start(&settings, &*env, mcp_options, None, &mut report).await,
+                    McpServers::start_with_session(
+                        &settings,
+                        &*env,
+                        mcp_options,
+                        None,
+                        &session_servers,
+                        &mut report,
+                    )
+                    .await,
                 );
                 if let Some(elicitor) = elicitor {
                     servers.set_elicitor(elicitor);

@@ -25,7 +25,9 @@
 //! * [`paths`] — where the user's files live.
 //! * [`cli`] — the `earshot` command, one more embedder of the same API.
 //! * [`serve`] — `earshot mcp serve`: the session's tools, gated, as one MCP server.
+//! * [`acp`] — `earshot acp`: the host as an ACP agent; the editor answers asks, never a deny.
 
+pub mod acp;
 pub mod cli;
 mod dispatch;
 pub mod extensions;

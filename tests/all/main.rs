@@ -1,6 +1,8 @@
 //! Every integration test in one binary (as wasmtime's `tests/all`), so wasmtime, Boa, oxc and rmcp
 //! are linked once. Each module is one area; `common` holds what they share.
 
+mod acp;
+mod acp_stdio;
 mod common;
 mod components;
 mod embedding;

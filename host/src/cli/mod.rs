@@ -1,5 +1,6 @@
 //! Command-line parsing (clap) and dispatch to one module per noun.
 
+mod acp;
 mod context;
 mod files;
 mod mcp;
@@ -75,6 +76,9 @@ enum Command {
     /// Tools: what a model would see, and calling one through the gate.
     #[command(subcommand)]
     Tools(tools::ToolsCommand),
+    /// Serve as an ACP agent on stdin/stdout for an editor (Zed): each session's cwd is its
+    /// project; the editor answers permission asks but cannot turn a deny into an allow.
+    Acp,
 }
 
 /// Parses the command line, runs the command, and turns its result into an exit code.
@@ -108,6 +112,7 @@ pub async fn run() -> ExitCode {
         }
         Command::Permissions(command) => permissions::run(&context, command),
         Command::Tools(command) => tools::run(context, command).await,
+        Command::Acp => acp::run().await,
     };
     match result {
         Ok(code) => ExitCode::from(code),

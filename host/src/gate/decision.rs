@@ -184,6 +184,19 @@ impl Gate {
         }
     }
 
+    /// Whether [`Gate::authorize`] would go to the prompter for `request` now: an `Ask` not
+    /// already answered "always" in this session. For a consumer that orders its own
+    /// notifications around the ask (the ACP agent); it decides nothing.
+    pub fn would_ask(&self, request: &ToolRequest<'_>) -> bool {
+        let decision = self.decide(request);
+        decision.effect == Effect::Ask
+            && !self
+                .answered_always
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .contains(&decision.rule_name)
+    }
+
     /// Decides `request`, asking `prompter` only if the decision is `Ask`. An "always for this
     /// project" answer writes the allow rule to `.earshot/settings.local.json`.
     pub async fn authorize(&self, request: &ToolRequest<'_>, prompter: &dyn Prompter) -> Outcome {

@@ -85,6 +85,45 @@ pub struct ServerEntry {
     /// The user's own entry this one (from the local file) replaces: used instead while the
     /// local one is not trusted, so a shipped local file cannot take over the user's server.
     pub replaces_user_entry: Option<Box<ServerEntry>>,
+    /// Given by this session's client (an editor over ACP) for this session only, not read from
+    /// any settings file: streamable HTTP, started without a trust record (it runs no process
+    /// here), gated like every server.
+    pub session_only: bool,
+}
+
+/// A streamable HTTP server a session's client (an editor over ACP) adds for that session
+/// only. Its URL and headers are used as given: `${VAR}` is not expanded (the client's text must
+/// not be able to read earshot's environment).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SessionServer {
+    /// The name its tools are namespaced under.
+    pub name: String,
+    /// The endpoint.
+    pub url: String,
+    /// Headers sent with every request.
+    pub headers: BTreeMap<String, String>,
+}
+
+impl SessionServer {
+    /// The entry it starts as: the user's scope (no trust record), marked session-only.
+    pub fn entry(&self) -> ServerEntry {
+        ServerEntry {
+            name: self.name.clone(),
+            layer: Layer::User,
+            shadows: Vec::new(),
+            definition: Ok(ServerDefinition {
+                transport: Transport::Http {
+                    url: self.url.clone(),
+                    headers: self.headers.clone(),
+                },
+                timeout_ms: None,
+                call_timeout_ms: None,
+            }),
+            refused: Vec::new(),
+            replaces_user_entry: None,
+            session_only: true,
+        }
+    }
 }
 
 /// The variable `${EARSHOT_PROJECT_DIR}` expands to in a server's definition: the project root, for
@@ -124,6 +163,7 @@ pub fn read_servers(settings: &Settings, env: &dyn Fn(&str) -> Option<String>) -
                 )),
                 refused: Vec::new(),
                 replaces_user_entry: None,
+                session_only: false,
             });
             continue;
         };
@@ -153,6 +193,7 @@ pub fn read_servers(settings: &Settings, env: &dyn Fn(&str) -> Option<String>) -
                     definition,
                     refused: Vec::new(),
                     replaces_user_entry: None,
+                    session_only: false,
                 });
             }
         }

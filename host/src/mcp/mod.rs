@@ -42,7 +42,9 @@ pub use admission::{
     digest_for_trust, effective_entry, server_admission, server_digest, start_dir,
 };
 pub use child_env::{INHERITED_VARIABLES, minimal_environment};
-pub use config::{PROJECT_DIR_VARIABLE, ServerDefinition, ServerEntry, Transport, read_servers};
+pub use config::{
+    PROJECT_DIR_VARIABLE, ServerDefinition, ServerEntry, SessionServer, Transport, read_servers,
+};
 pub use connection::{CallFailure, cancel_in_flight, seconds};
 pub use elicitation::{
     Choice, DeclineElicitations, ElicitationAnswer, ElicitationField, ElicitationRequest, Elicitor,

@@ -13,7 +13,7 @@ use crate::settings::{Layer, Settings};
 
 use super::admission::{effective_entry, start_dir};
 use super::client_handler::EarshotClient;
-use super::config::{ServerDefinition, ServerEntry, Transport, read_servers};
+use super::config::{ServerDefinition, ServerEntry, SessionServer, Transport, read_servers};
 use super::connection::{CallFailure, Connected, Connection, connect, seconds};
 use super::elicitation::{Elicitor, ElicitorSlot};
 use super::notifications::{CallProgressCallback, ProgressSlot};
@@ -204,11 +204,31 @@ impl McpServers {
         only: Option<&str>,
         progress: &mut (dyn FnMut(StartProgress<'_>) + Send),
     ) -> McpServers {
+        McpServers::start_with_session(settings, env, options, only, &[], progress).await
+    }
+
+    /// As [`McpServers::start`], plus `session` servers a session's client added for this
+    /// session only. A session server whose name the settings also use is not started (the
+    /// configured one is: a client may not shadow the user's server or take its allow rules).
+    pub async fn start_with_session(
+        settings: &Settings,
+        env: &(dyn Fn(&str) -> Option<String> + Sync),
+        options: McpOptions,
+        only: Option<&str>,
+        session: &[SessionServer],
+        progress: &mut (dyn FnMut(StartProgress<'_>) + Send),
+    ) -> McpServers {
         let handle = tokio::runtime::Handle::current();
         if options.end_servers_on_signals {
             super::process_group::end_all_groups_on_signals();
         }
-        let slots: Vec<Slot> = read_servers(settings, env)
+        let mut entries = read_servers(settings, env);
+        for server in session {
+            if !entries.iter().any(|entry| entry.name == server.name) {
+                entries.push(server.entry());
+            }
+        }
+        let slots: Vec<Slot> = entries
             .into_iter()
             .filter(|entry| only.is_none_or(|name| entry.name == name))
             .map(|entry| effective_entry(settings, entry))

@@ -13,6 +13,16 @@
 //!   per side per round; odd runs start with the raw side), the earshot/raw ratio of each run,
 //!   and p50/p99 over all runs.
 //!
+//! * The one-shot floor (`-- floor` runs only this): `earshot mcp list` over the two node
+//!   servers server-everything and server-memory, process start to exit, against a bare client
+//!   process (this bench binary run again as one: tokio, rmcp, spawn both, initialize +
+//!   tools/list, kill both), and against `claude mcp list` (the Claude Code in the MCP parts) on
+//!   the same servers. Median of 11 interleaved runs.
+//! * Scale (`-- scale` runs only this): `earshot tools list` over 100 stdio servers of 30 tools
+//!   each (`thirty_tools.py`, 3,000 tools), process start to exit and peak RSS, against the bare
+//!   client on the same servers; and `tool_search` over those 3,000 tools through `Host::call`
+//!   (p50 and p99 of 200 queries).
+//!
 //! `fixtures/mcp/parts/install.sh ~/.cache/earshot-mcp-parts` once (or set `MCP_PARTS_PYTHON` to
 //! the venv's python), then `cargo bench -p earshot-host --bench mcp`.
 
@@ -532,7 +542,344 @@ fn runs(samples: &[Duration]) -> String {
     shown.join(" ")
 }
 
+/// Set to a JSON list of `[command, args...]`: this binary is then the bare client of the floor
+/// comparison instead of the bench.
+const BARE_CLIENT: &str = "EARSHOT_BENCH_BARE_CLIENT";
+
+/// The bare client: spawn every server, initialize + tools/list on each concurrently, kill them
+/// all, exit. What a one-shot listing needs, and nothing else.
+fn bare_client(spec: &str) -> ! {
+    let commands: Vec<Vec<String>> = serde_json::from_str(spec).expect("a JSON list of commands");
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let tools = runtime.block_on(async {
+        let mut set = tokio::task::JoinSet::new();
+        for command in commands {
+            let server = Server {
+                name: "bare",
+                command: PathBuf::from(&command[0]),
+                args: command[1..].to_vec(),
+            };
+            set.spawn(async move {
+                let (service, mut child) = raw_connect(&server).await;
+                let tools = service.list_all_tools().await.expect("tools/list").len();
+                (tools, service, child.start_kill())
+            });
+        }
+        let mut tools = 0;
+        let mut open = Vec::new();
+        while let Some(joined) = set.join_next().await {
+            let (listed, service, _) = joined.expect("task");
+            tools += listed;
+            open.push(service);
+        }
+        tools
+    });
+    std::process::exit(if tools > 0 { 0 } else { 1 });
+}
+
+/// The servers of the floor comparison: server-everything and server-memory (node, stdio).
+fn floor_servers(root: &Path) -> Result<Vec<Server>, String> {
+    let bin = root.join("fixtures/mcp/parts/node_modules/.bin");
+    let everything = bin.join("mcp-server-everything");
+    let memory = bin.join("mcp-server-memory");
+    for needed in [&everything, &memory] {
+        if !needed.exists() {
+            return Err(format!(
+                "{} is missing: run fixtures/mcp/parts/install.sh ~/.cache/earshot-mcp-parts",
+                needed.display()
+            ));
+        }
+    }
+    Ok(vec![
+        Server {
+            name: "everything",
+            command: everything,
+            args: vec!["stdio".into()],
+        },
+        Server {
+            name: "memory",
+            command: memory,
+            args: Vec::new(),
+        },
+    ])
+}
+
+/// One run of the bare client process, start to exit.
+fn bare_client_run(servers: &[Server]) -> Duration {
+    let spec: Vec<Vec<String>> = servers
+        .iter()
+        .map(|server| {
+            std::iter::once(server.command.to_string_lossy().into_owned())
+                .chain(server.args.iter().cloned())
+                .collect()
+        })
+        .collect();
+    let start = Instant::now();
+    let status = std::process::Command::new(std::env::current_exe().expect("this binary"))
+        .env(BARE_CLIENT, serde_json::to_string(&spec).expect("JSON"))
+        .stdin(Stdio::null())
+        .status()
+        .expect("the bare client runs");
+    let elapsed = start.elapsed();
+    assert!(status.success(), "the bare client failed: {status}");
+    elapsed
+}
+
+/// Claude Code's `claude mcp list` on the same servers (its user scope in a temporary HOME),
+/// when the MCP parts have it.
+struct ClaudeList {
+    claude: PathBuf,
+    home: tempfile::TempDir,
+}
+
+impl ClaudeList {
+    fn new(root: &Path, servers: &[Server]) -> Option<ClaudeList> {
+        let claude = root.join("fixtures/mcp/parts/node_modules/.bin/claude");
+        if !claude.exists() {
+            return None;
+        }
+        let home = tempfile::tempdir().expect("temp dir");
+        for server in servers {
+            let added = std::process::Command::new(&claude)
+                .args(["mcp", "add", "-s", "user", server.name, "--"])
+                .arg(&server.command)
+                .args(&server.args)
+                .env("HOME", home.path())
+                .output()
+                .ok()?;
+            if !added.status.success() {
+                return None;
+            }
+        }
+        Some(ClaudeList { claude, home })
+    }
+
+    fn run(&self, expected: usize) -> Duration {
+        let start = Instant::now();
+        let output = std::process::Command::new(&self.claude)
+            .args(["mcp", "list"])
+            .env("HOME", self.home.path())
+            .current_dir(self.home.path())
+            .stdin(Stdio::null())
+            .output()
+            .expect("claude runs");
+        let elapsed = start.elapsed();
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        assert!(
+            stdout.matches("Connected").count() == expected,
+            "claude mcp list: {stdout}"
+        );
+        elapsed
+    }
+}
+
+/// The one-shot floor: `earshot mcp list` against the bare client process and Claude Code.
+fn bench_floor(root: &Path) {
+    let servers = match floor_servers(root) {
+        Ok(servers) => servers,
+        Err(why) => {
+            println!("floor comparison skipped: {why}");
+            return;
+        }
+    };
+    let entries: serde_json::Map<String, Value> = servers
+        .iter()
+        .map(|server| (server.name.to_string(), server.entry()))
+        .collect();
+    let (_dir, config, project) = config_and_project(&json!({ "mcpServers": entries }));
+    let claude = ClaudeList::new(root, &servers);
+    // Warm-up.
+    earshot_list(&config, &project, servers.len());
+    bare_client_run(&servers);
+    if let Some(claude) = &claude {
+        claude.run(servers.len());
+    }
+    let (mut earshot, mut bare, mut claude_runs) = (Vec::new(), Vec::new(), Vec::new());
+    for run in 0..LIST_RUNS {
+        for side in 0..3 {
+            match (run + side) % 3 {
+                0 => earshot.push(earshot_list(&config, &project, servers.len())),
+                1 => bare.push(bare_client_run(&servers)),
+                _ => {
+                    if let Some(claude) = &claude {
+                        claude_runs.push(claude.run(servers.len()));
+                    }
+                }
+            }
+        }
+    }
+    println!(
+        "one-shot floor, mcp list over server-everything + server-memory, ms per run: earshot [{}]; bare client [{}]; claude mcp list [{}]",
+        runs(&earshot),
+        runs(&bare),
+        runs(&claude_runs)
+    );
+    let earshot = percentile(&mut earshot, 0.5);
+    let bare = percentile(&mut bare, 0.5);
+    println!(
+        "median of {LIST_RUNS}: earshot {:.0} ms, bare client {:.0} ms: earshot/bare {:.2}x (goal <= 1.05x)",
+        ms(earshot),
+        ms(bare),
+        earshot.as_secs_f64() / bare.as_secs_f64()
+    );
+    if !claude_runs.is_empty() {
+        let claude = percentile(&mut claude_runs, 0.5);
+        println!(
+            "claude mcp list {:.0} ms: earshot/claude {:.2}x (goal <= 0.5x)",
+            ms(claude),
+            earshot.as_secs_f64() / claude.as_secs_f64()
+        );
+    }
+}
+
+/// Servers in the scale comparison, and tools each.
+const SCALE_SERVERS: usize = 100;
+/// Runs of each side of the scale comparison.
+const SCALE_RUNS: usize = 5;
+
+/// Runs `command` to its exit: wall time and the peak RSS (KiB) of the process (`wait4`).
+// The child is reaped by `wait4` itself, which `Child::wait` cannot report RSS from.
+#[allow(clippy::zombie_processes)]
+fn run_measured(mut command: std::process::Command) -> (Duration, u64) {
+    let start = Instant::now();
+    let child = command
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawns");
+    let pid = i32::try_from(child.id()).expect("a pid");
+    let mut status = 0;
+    // SAFETY: an all-zero `rusage` is a valid value of that plain C struct.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: `pid` is our own child, not yet waited for; both pointers are to live locals.
+    let waited = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+    let elapsed = start.elapsed();
+    assert!(
+        waited == pid && libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0,
+        "the measured process failed"
+    );
+    (elapsed, u64::try_from(usage.ru_maxrss).unwrap_or_default())
+}
+
+/// Scale: `tools list` and `tool_search` over 100 servers × 30 tools.
+fn bench_scale(root: &Path, runtime: &tokio::runtime::Runtime) {
+    let script = root.join("fixtures/mcp/servers/thirty_tools.py");
+    let servers: Vec<Server> = (0..SCALE_SERVERS)
+        .map(|_| Server {
+            name: "thirty",
+            command: PathBuf::from("python3"),
+            args: vec![script.to_string_lossy().into_owned()],
+        })
+        .collect();
+    let entries: serde_json::Map<String, Value> = servers
+        .iter()
+        .enumerate()
+        .map(|(index, server)| (format!("s{index:03}"), server.entry()))
+        .collect();
+    let (_dir, config, project) = config_and_project(&json!({ "mcpServers": entries }));
+    let earshot = || {
+        let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_earshot"));
+        command
+            .arg("--project")
+            .arg(&project)
+            .args(["tools", "list"])
+            .env("EARSHOT_CONFIG_DIR", &config);
+        run_measured(command)
+    };
+    let spec: Vec<Vec<String>> = servers
+        .iter()
+        .map(|server| {
+            std::iter::once(server.command.to_string_lossy().into_owned())
+                .chain(server.args.iter().cloned())
+                .collect()
+        })
+        .collect();
+    let spec = serde_json::to_string(&spec).expect("JSON");
+    let bare = || {
+        let mut command = std::process::Command::new(std::env::current_exe().expect("this binary"));
+        command.env(BARE_CLIENT, &spec);
+        run_measured(command)
+    };
+    earshot();
+    bare();
+    let (mut earshot_runs, mut bare_runs) = (Vec::new(), Vec::new());
+    for run in 0..SCALE_RUNS {
+        if run % 2 == 0 {
+            earshot_runs.push(earshot());
+            bare_runs.push(bare());
+        } else {
+            bare_runs.push(bare());
+            earshot_runs.push(earshot());
+        }
+    }
+    let median = |runs: &mut Vec<(Duration, u64)>| {
+        runs.sort();
+        runs[runs.len() / 2]
+    };
+    let max_rss = |runs: &[(Duration, u64)]| runs.iter().map(|run| run.1).max().unwrap_or(0);
+    let (earshot_rss, bare_rss) = (max_rss(&earshot_runs), max_rss(&bare_runs));
+    let (earshot_time, _) = median(&mut earshot_runs);
+    let (bare_time, _) = median(&mut bare_runs);
+    println!(
+        "scale, tools list over {SCALE_SERVERS} servers x 30 tools, median of {SCALE_RUNS}: earshot {:.0} ms, bare client {:.0} ms: {:.2}x; peak RSS earshot {:.0} MiB, bare client {:.0} MiB: {:.2}x",
+        ms(earshot_time),
+        ms(bare_time),
+        earshot_time.as_secs_f64() / bare_time.as_secs_f64(),
+        earshot_rss as f64 / 1024.0,
+        bare_rss as f64 / 1024.0,
+        earshot_rss as f64 / bare_rss as f64
+    );
+
+    // tool_search over the same 3,000 tools, in process.
+    let settings = Settings::load(Some(&config), Some(ProjectPaths::new(project.clone())));
+    let host = runtime
+        .block_on(HostBuilder::new(settings).build())
+        .expect("host");
+    let tools = host
+        .registry()
+        .tools()
+        .filter(|tool| tool.id.kind() == earshot_host::SourceKind::Mcp)
+        .count();
+    let queries = [
+        "weather forecast for a city",
+        "create an issue",
+        "merge pull request",
+        "send an email",
+        "convert currency",
+        "search files",
+        "calendar event tomorrow",
+        "translate text",
+    ];
+    let mut samples = Vec::new();
+    runtime.block_on(async {
+        for round in 0..200 {
+            let input = json!({ "query": queries[round % queries.len()] }).to_string();
+            let start = Instant::now();
+            let output = host
+                .call("tool_search", &input, &NonInteractivePrompter)
+                .await
+                .expect("tool_search");
+            samples.push(start.elapsed());
+            std::hint::black_box(output);
+        }
+    });
+    runtime.block_on(host.shutdown());
+    println!(
+        "tool_search over {tools} tools through Host::call: p50 {:.0} us, p99 {:.0} us (goal p50 < 1 ms)",
+        us(percentile(&mut samples, 0.5)),
+        us(percentile(&mut samples, 0.99))
+    );
+}
+
 fn main() {
+    if let Ok(spec) = std::env::var(BARE_CLIENT) {
+        bare_client(&spec);
+    }
     if !std::env::args().any(|arg| arg == "--bench") {
         println!("run with `cargo bench` to measure");
         return;
@@ -541,6 +888,14 @@ fn main() {
         .parent()
         .expect("workspace root")
         .to_path_buf();
+    let only = |section: &str| std::env::args().any(|arg| arg == section);
+    if !only("scale") {
+        bench_floor(&root);
+    }
+    if only("floor") {
+        return;
+    }
+    println!();
     let servers = match servers(&root) {
         Ok(servers) => servers,
         Err(why) => {
@@ -554,6 +909,11 @@ fn main() {
         .enable_all()
         .build()
         .expect("runtime");
+    println!();
+    bench_scale(&root, &runtime);
+    if only("scale") {
+        return;
+    }
 
     let mut list = bench_list(&runtime, &servers);
     println!(

@@ -616,6 +616,30 @@ fn a_server_does_not_outlive_an_earshot_that_was_killed_outright() {
     assert!(gone, "server {server} outlived a killed earshot");
 }
 
+#[test]
+fn a_one_shot_listing_leaves_no_server_or_grandchild_running() {
+    // A server that ignores stdin closing and SIGTERM, with a grandchild in its group: `mcp list`
+    // gives it only the one-shot grace, and nothing of it is left once earshot has exited.
+    let sandbox = Sandbox::new();
+    let pids = sandbox.dir.path().join("pids");
+    let pids_arg = pids.display().to_string();
+    sandbox.user_settings(json!({"mcpServers": {
+        "stubborn": fixture_server("ignores_stdin_close.py", &["--pid-file", &pids_arg]),
+        "polite": fixture_server("sentinel.py", &["--path", "/nonexistent/never-written"]),
+    }}));
+    let (code, stdout, stderr) = sandbox.run(&["mcp", "list"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(stdout.matches("connected").count(), 2, "{stdout}");
+    let found = crate::common::wait_for_pids(&pids, 2);
+    assert_eq!(found.len(), 2);
+    for pid in found {
+        assert!(
+            crate::common::wait_dead(pid),
+            "process {pid} outlived a one-shot earshot"
+        );
+    }
+}
+
 unsafe extern "C" {
     /// libc's kill(2), to send earshot a signal as a terminal or a supervisor would.
     fn kill(pid: i32, signal: i32) -> i32;

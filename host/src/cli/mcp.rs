@@ -6,8 +6,8 @@ use serde_json::json;
 use crate::gate::sanitise_for_terminal;
 use crate::host::HostBuilder;
 use crate::mcp::{
-    McpOptions, McpServers, ServerEntry, ServerState, Transport, digest_for_trust, effective_entry,
-    read_servers, seconds, shown_name,
+    McpOptions, McpServers, ONE_SHOT_EXIT_GRACE, ServerEntry, ServerState, Transport,
+    digest_for_trust, effective_entry, read_servers, seconds, shown_name,
 };
 use crate::names::{SourceKind, check_source_name};
 use crate::sandbox::ComponentCache;
@@ -420,6 +420,7 @@ async fn connect(context: &Context, only: Option<&str>) -> McpServers {
         &Context::env,
         McpOptions {
             end_servers_on_signals: true,
+            exit_grace: ONE_SHOT_EXIT_GRACE,
             ..McpOptions::from_settings(&context.settings)
         },
         only,
@@ -492,6 +493,8 @@ fn scope_text(layer: Layer, shadows: &[Layer]) -> String {
 async fn list(context: &Context, as_json: bool) -> CommandResult {
     let servers = connect(context, None).await;
     let statuses = servers.statuses();
+    // Only listed: they hear EOF and get the one-shot grace, no more.
+    servers.shut_down().await;
     if as_json {
         let items: Vec<_> = statuses
             .iter()
@@ -605,6 +608,7 @@ async fn get(context: &Context, name: &str, as_json: bool) -> CommandResult {
             })
         })
         .collect();
+    servers.shut_down().await;
     if as_json {
         let mut item = json!({"name": entry.name, "scope": entry.layer, "overrides": entry.shadows, "definition": definition, "warnings": status.warnings});
         if let (Some(item), serde_json::Value::Object(state)) =

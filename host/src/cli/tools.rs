@@ -10,8 +10,8 @@ use serde_json::json;
 use crate::gate::{NonInteractivePrompter, Prompter, TerminalPrompter, strip_for_terminal};
 use crate::host::{Host, HostBuilder};
 use crate::mcp::{
-    CallProgress, MAX_SEARCH_RESULTS, McpOptions, TOOL_SEARCH_NAME, TerminalElicitor, read_servers,
-    shown_name,
+    CallProgress, MAX_SEARCH_RESULTS, McpOptions, ONE_SHOT_EXIT_GRACE, TOOL_SEARCH_NAME,
+    TerminalElicitor, read_servers, shown_name,
 };
 use crate::names::SourceKind;
 use crate::sandbox::ComponentCache;
@@ -45,19 +45,23 @@ pub(crate) enum ToolsCommand {
 
 pub(crate) async fn run(context: Context, command: ToolsCommand) -> CommandResult {
     let host = load_host(context.settings).await?;
-    match command {
+    let result = match command {
         ToolsCommand::List { json } => list(&host, json).await,
         ToolsCommand::Call {
             name,
             input,
             search,
-        } => {
-            if let Some(query) = search {
-                surface(&host, &query).await?;
-            }
-            call(&host, &name, &input).await
-        }
-    }
+        } => match search {
+            Some(query) => match surface(&host, &query).await {
+                Ok(()) => call(&host, &name, &input).await,
+                Err(failure) => Err(failure),
+            },
+            None => call(&host, &name, &input).await,
+        },
+    };
+    // The work is done: the servers hear EOF and get the one-shot grace, no more.
+    host.shutdown().await;
+    result
 }
 
 /// The session's host for a one-shot command: every source loaded, servers started with the
@@ -68,6 +72,7 @@ pub(crate) async fn load_host(settings: crate::settings::Settings) -> Result<Hos
     let progress = Arc::new(Mutex::new(ProgressLine::start(servers)));
     let options = McpOptions {
         end_servers_on_signals: true,
+        exit_grace: ONE_SHOT_EXIT_GRACE,
         ..McpOptions::from_settings(&settings)
     };
     let reporting = progress.clone();

@@ -136,6 +136,12 @@ impl EarshotClient {
         self.tools_changed.store(true, Ordering::Release);
     }
 
+    /// The flag behind [`EarshotClient::take_tools_changed`], for a transport that sees the
+    /// announcement before the handler does.
+    pub fn tools_changed_flag(&self) -> Arc<AtomicBool> {
+        self.tools_changed.clone()
+    }
+
     /// Whether the server said its tools changed since the last call; clears the flag.
     pub fn take_tools_changed(&self) -> bool {
         self.tools_changed.swap(false, Ordering::AcqRel)

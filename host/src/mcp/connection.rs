@@ -19,6 +19,7 @@ use serde_json::Value;
 use super::client_handler::EarshotClient;
 use super::config::{ServerDefinition, Transport};
 use super::http::http_transport;
+use super::process_group::SHUTDOWN_GRACE;
 use super::stderr_tail::shorten;
 use super::stdio::{Ending, GroupShutdown, PipeReport, spawn_stdio};
 
@@ -122,11 +123,14 @@ pub async fn connect(
                 .unwrap_or_else(|| cwd.to_path_buf());
             let child = spawn_stdio(command, args, env, &dir).await?;
             let report = child.report.clone();
-            match tokio::time::timeout(timeout, handler.clone().serve(child.transport)).await {
+            let transport = child
+                .transport
+                .marking_tools_changed(handler.tools_changed_flag());
+            match tokio::time::timeout(timeout, handler.clone().serve(transport)).await {
                 Ok(Ok(service)) => (service, Some((report, child.shutdown)), child.pid),
                 Ok(Err(error)) => {
                     let ending = settled_ending(&report).await;
-                    child.shutdown.shut_down().await;
+                    child.shutdown.shut_down(SHUTDOWN_GRACE).await;
                     return Err(match ending {
                         Some(ending) => ending.sentence(" before answering initialize"),
                         None => format!(
@@ -137,7 +141,7 @@ pub async fn connect(
                     });
                 }
                 Err(_) => {
-                    child.shutdown.shut_down().await;
+                    child.shutdown.shut_down(SHUTDOWN_GRACE).await;
                     return Err(format!(
                         "did not answer initialize within {}{}",
                         seconds(timeout),
@@ -182,12 +186,12 @@ pub async fn connect(
             took: started.elapsed(),
         }),
         Ok(Err(error)) => {
-            connection.close().await;
+            connection.close(SHUTDOWN_GRACE).await;
             Err(error)
         }
         Err(_) => {
             let suffix = connection.stderr_suffix();
-            connection.close().await;
+            connection.close(SHUTDOWN_GRACE).await;
             Err(format!(
                 "did not list its tools within {}{suffix}",
                 seconds(timeout)
@@ -492,12 +496,13 @@ impl Connection {
         }
     }
 
-    /// Ends the session: closes stdin (a polite server exits), then ends the process group.
-    pub async fn close(self) {
+    /// Ends the session: closes stdin (a polite server exits), then ends the process group,
+    /// giving the server `grace` to exit before each signal.
+    pub async fn close(self, grace: Duration) {
         let Connection { service, child, .. } = self;
         let _ = tokio::time::timeout(Duration::from_secs(2), service.cancel()).await;
         if let Some((_, shutdown)) = child {
-            shutdown.shut_down().await;
+            shutdown.shut_down(grace).await;
         }
     }
 }

@@ -65,7 +65,8 @@ pub use search::{
     LISTED_MCP_TOOLS_LIMIT, MAX_SEARCH_RESULTS, SearchDocument, TOOL_SEARCH_NAME, search, words,
 };
 pub use servers::{
-    CallOutcome, McpOptions, McpServers, ServerState, ServerStatus, StartProgress, transport_name,
+    CallOutcome, McpOptions, McpServers, ONE_SHOT_EXIT_GRACE, ServerState, ServerStatus,
+    StartProgress, transport_name,
 };
 pub use stderr_tail::{STDERR_TAIL_BYTES, StderrTail};
 pub use stdio::MAX_MESSAGE_BYTES;

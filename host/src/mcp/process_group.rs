@@ -117,7 +117,7 @@ impl ProcessGroup {
     /// first, the group is ended as [`ProcessGroup::shut_down`] describes.
     pub async fn supervise(
         mut self,
-        shutdown: tokio::sync::oneshot::Receiver<()>,
+        shutdown: tokio::sync::oneshot::Receiver<Duration>,
         on_exit: impl FnOnce(String),
     ) {
         tokio::select! {
@@ -128,20 +128,18 @@ impl ProcessGroup {
                 });
                 self.signal(Signal::Kill);
             }
-            _ = shutdown => self.shut_down().await,
+            grace = shutdown => self.shut_down(grace.unwrap_or(SHUTDOWN_GRACE)).await,
         }
     }
 
-    /// Ends the whole group: the leader gets [`SHUTDOWN_GRACE`] to exit after its stdin was
-    /// closed (the caller closes it first), then the group gets SIGTERM, then after another grace
-    /// SIGKILL. Any member left behind by a leader that exited is killed too.
-    pub async fn shut_down(mut self) {
-        let exited = tokio::time::timeout(SHUTDOWN_GRACE, self.child.wait())
-            .await
-            .is_ok();
+    /// Ends the whole group: the leader gets `grace` (normally [`SHUTDOWN_GRACE`]) to exit after
+    /// its stdin was closed (the caller closes it first), then the group gets SIGTERM, then after
+    /// another grace SIGKILL. Any member left behind by a leader that exited is killed too.
+    pub async fn shut_down(mut self, grace: Duration) {
+        let exited = tokio::time::timeout(grace, self.child.wait()).await.is_ok();
         if !exited {
             self.signal(Signal::Terminate);
-            if tokio::time::timeout(SHUTDOWN_GRACE, self.child.wait())
+            if tokio::time::timeout(grace, self.child.wait())
                 .await
                 .is_err()
             {

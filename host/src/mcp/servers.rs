@@ -17,6 +17,7 @@ use super::config::{ServerDefinition, ServerEntry, SessionServer, Transport, rea
 use super::connection::{CallFailure, Connected, Connection, connect, seconds};
 use super::elicitation::{Elicitor, ElicitorSlot};
 use super::notifications::{CallProgressCallback, ProgressSlot};
+use super::process_group::SHUTDOWN_GRACE;
 use super::stdio::Ending;
 
 /// Timeouts and back-off for a session.
@@ -31,7 +32,16 @@ pub struct McpOptions {
     /// End every server process group when this process gets SIGINT, SIGTERM or SIGHUP, then
     /// exit (the `earshot` binary sets it; an embedder handles its own signals).
     pub end_servers_on_signals: bool,
+    /// At shutdown, how long a stdio server gets to exit after its stdin closes, and again
+    /// after SIGTERM, before SIGKILL ([`SHUTDOWN_GRACE`]). One-shot commands, whose servers were
+    /// only listed or have finished their calls, use [`ONE_SHOT_EXIT_GRACE`] so that the user
+    /// never waits on a server's exit.
+    pub exit_grace: Duration,
 }
+
+/// The exit grace of one-shot commands (`mcp list`, `tools call`, ...): the server still hears
+/// EOF before any signal, but the command does not wait on a slow exit.
+pub const ONE_SHOT_EXIT_GRACE: Duration = Duration::from_millis(20);
 
 impl Default for McpOptions {
     /// 30 s start-up, 120 s per call, 1 s back-off.
@@ -41,6 +51,7 @@ impl Default for McpOptions {
             call_timeout: Duration::from_secs(120),
             restart_backoff: Duration::from_secs(1),
             end_servers_on_signals: false,
+            exit_grace: SHUTDOWN_GRACE,
         }
     }
 }
@@ -798,9 +809,10 @@ impl McpServers {
     }
 
     fn close_in_background(&self, connection: Arc<Connection>) {
+        let grace = self.options.exit_grace;
         self.handle.spawn(async move {
             if let Ok(connection) = Arc::try_unwrap(connection) {
-                connection.close().await;
+                connection.close(grace).await;
             }
         });
     }
@@ -835,7 +847,7 @@ impl McpServers {
         let mut set = tokio::task::JoinSet::new();
         for connection in self.take_connections() {
             if let Ok(connection) = Arc::try_unwrap(connection) {
-                set.spawn(connection.close());
+                set.spawn(connection.close(self.options.exit_grace));
             }
         }
         while set.join_next().await.is_some() {}
@@ -849,7 +861,7 @@ impl Drop for McpServers {
     fn drop(&mut self) {
         for connection in self.take_connections() {
             if let Ok(connection) = Arc::try_unwrap(connection) {
-                drop(self.handle.spawn(connection.close()));
+                drop(self.handle.spawn(connection.close(self.options.exit_grace)));
             }
         }
     }

@@ -5,9 +5,12 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::Stdio;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use rmcp::RoleClient;
+use rmcp::model::{JsonRpcMessage, ServerNotification};
 use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncWriteExt, BufReader};
@@ -101,15 +104,16 @@ impl Ending {
 
 /// Ends a stdio server's process group when asked; see [`ProcessGroup::shut_down`].
 pub struct GroupShutdown {
-    request: Option<oneshot::Sender<()>>,
+    request: Option<oneshot::Sender<Duration>>,
     supervisor: tokio::task::JoinHandle<()>,
 }
 
 impl GroupShutdown {
-    /// Asks the group to end (after its stdin was closed) and waits until it has.
-    pub async fn shut_down(mut self) {
+    /// Asks the group to end (after its stdin was closed), the leader given `grace` to exit
+    /// before each signal, and waits until it has.
+    pub async fn shut_down(mut self, grace: Duration) {
         if let Some(request) = self.request.take() {
-            let _ = request.send(());
+            let _ = request.send(grace);
         }
         let _ = (&mut self.supervisor).await;
     }
@@ -192,6 +196,7 @@ pub async fn spawn_stdio(
             line: Vec::new(),
             stdin: Arc::new(tokio::sync::Mutex::new(Some(stdin))),
             report: report.clone(),
+            tools_changed: None,
         },
         report,
         shutdown: GroupShutdown {
@@ -209,6 +214,18 @@ pub struct StdioTransport {
     line: Vec<u8>,
     stdin: Arc<tokio::sync::Mutex<Option<ChildStdin>>>,
     report: PipeReport,
+    /// Set as soon as `notifications/tools/list_changed` is read, before rmcp hands it to the
+    /// handler on a task of its own: a server that announces a change and then answers the call
+    /// that made it is seen to have changed by the time the answer is.
+    tools_changed: Option<Arc<AtomicBool>>,
+}
+
+impl StdioTransport {
+    /// Also sets `flag` when the server announces that its tools changed.
+    pub fn marking_tools_changed(mut self, flag: Arc<AtomicBool>) -> StdioTransport {
+        self.tools_changed = Some(flag);
+        self
+    }
 }
 
 impl Transport<RoleClient> for StdioTransport {
@@ -255,7 +272,21 @@ impl Transport<RoleClient> for StdioTransport {
     /// The next message, read straight from stdout (no task or channel in between); `None` ends
     /// the session: end of output, a flood, or a message that is not JSON-RPC (all recorded).
     fn receive(&mut self) -> impl Future<Output = Option<RxJsonRpcMessage<RoleClient>>> + Send {
-        next_message(&mut self.stdout, &mut self.line, &self.report)
+        let flag = self.tools_changed.clone();
+        let next = next_message(&mut self.stdout, &mut self.line, &self.report);
+        async move {
+            let message = next.await;
+            if let (Some(flag), Some(JsonRpcMessage::Notification(notification))) =
+                (&flag, &message)
+                && matches!(
+                    notification.notification,
+                    ServerNotification::ToolListChangedNotification(_)
+                )
+            {
+                flag.store(true, Ordering::Release);
+            }
+            message
+        }
     }
 
     async fn close(&mut self) -> Result<(), Self::Error> {

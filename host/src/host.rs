@@ -19,9 +19,9 @@ use crate::loaders::extensions::{limits_from_settings, load_extensions};
 use crate::loaders::mcp::{load_mcp_tools, reload_server_tools};
 use crate::mcp::{
     CallProgressCallback, Elicitor, LISTED_MCP_TOOLS_LIMIT, MAX_SEARCH_RESULTS, McpOptions,
-    McpPrompt, McpPromptMessage, McpServers, SearchDocument, ServerState, SessionServer,
-    StartProgress, TOOL_SEARCH_NAME, messages_of, missing_arguments, prompts_of, read_servers,
-    search,
+    McpPrompt, McpPromptMessage, McpServers, SearchDocument, SearchIndex, ServerState,
+    SessionServer, StartProgress, TOOL_SEARCH_NAME, messages_of, missing_arguments, prompts_of,
+    read_servers,
 };
 use crate::names::{SourceKind, ToolId};
 use crate::registry::{RegisteredTool, ToolRegistry};
@@ -53,6 +53,9 @@ pub struct Host {
     /// Bumped whenever what a model is shown may have changed (a server's new tool list, a
     /// `tool_search` that surfaced tools), so a listener can tell without listing.
     listing_version: AtomicU64,
+    /// `tool_search`'s index of the MCP tools, built at the first search and dropped when a
+    /// server's tools change.
+    search_index: Mutex<Option<Arc<SearchIndex>>>,
 }
 
 /// One tool as a model is shown it.
@@ -284,6 +287,7 @@ impl HostBuilder {
             parser,
             surfaced: Mutex::new(BTreeSet::new()),
             listing_version: AtomicU64::new(0),
+            search_index: Mutex::new(None),
         })
     }
 }
@@ -328,6 +332,7 @@ impl Host {
             for server in &changed {
                 reload_server_tools(servers, server, &self.validator, parser, &mut registry);
             }
+            *self.search_index.lock().unwrap_or_else(|p| p.into_inner()) = None;
             self.listing_version.fetch_add(1, Ordering::SeqCst);
         }
         changed
@@ -557,18 +562,23 @@ impl Host {
                 as usize,
         };
         let registry = self.registry();
-        let mcp_tools: Vec<&RegisteredTool> = registry
-            .tools()
-            .filter(|tool| tool.id.kind() == SourceKind::Mcp)
-            .collect();
-        let documents: Vec<SearchDocument> = mcp_tools
-            .iter()
-            .map(|tool| SearchDocument {
-                name: tool.id.namespaced(),
-                text: tool.runner.search_text(&tool.id, &tool.description),
+        let index = self
+            .search_index
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .get_or_insert_with(|| {
+                let documents: Vec<SearchDocument> = registry
+                    .tools()
+                    .filter(|tool| tool.id.kind() == SourceKind::Mcp)
+                    .map(|tool| SearchDocument {
+                        name: tool.id.namespaced(),
+                        text: tool.runner.search_text(&tool.id, &tool.description),
+                    })
+                    .collect();
+                Arc::new(SearchIndex::new(&documents))
             })
-            .collect();
-        let found = search(&documents, query, limit);
+            .clone();
+        let found = index.search(query, limit);
         let mut surfaced = self.surfaced.lock().unwrap_or_else(|p| p.into_inner());
         let results: Vec<ModelTool> = found
             .iter()

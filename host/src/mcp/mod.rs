@@ -62,7 +62,8 @@ pub(crate) use resources::{
     contents_of, listing_for_model, resources_list_schema, resources_of, resources_read_schema,
 };
 pub use search::{
-    LISTED_MCP_TOOLS_LIMIT, MAX_SEARCH_RESULTS, SearchDocument, TOOL_SEARCH_NAME, search, words,
+    LISTED_MCP_TOOLS_LIMIT, MAX_SEARCH_RESULTS, SearchDocument, SearchIndex, TOOL_SEARCH_NAME,
+    search, words,
 };
 pub use servers::{
     CallOutcome, McpOptions, McpServers, ONE_SHOT_EXIT_GRACE, ServerState, ServerStatus,

@@ -41,7 +41,7 @@ pub struct McpOptions {
 
 /// The exit grace of one-shot commands (`mcp list`, `tools call`, ...): the server still hears
 /// EOF before any signal, but the command does not wait on a slow exit.
-pub const ONE_SHOT_EXIT_GRACE: Duration = Duration::from_millis(20);
+pub const ONE_SHOT_EXIT_GRACE: Duration = Duration::from_millis(5);
 
 impl Default for McpOptions {
     /// 30 s start-up, 120 s per call, 1 s back-off.

@@ -9,10 +9,11 @@ use std::time::Duration;
 
 use agent_client_protocol::schema::ProtocolVersion;
 use agent_client_protocol::v1::schema::{
-    CancelNotification, ContentBlock, InitializeRequest, McpServer, NewSessionRequest,
-    NewSessionResponse, PermissionOptionKind, PromptRequest, RequestPermissionOutcome,
-    RequestPermissionRequest, RequestPermissionResponse, SelectedPermissionOutcome, SessionId,
-    SessionNotification, SessionUpdate, StopReason, ToolCallStatus,
+    CancelNotification, ClientCapabilities, ClientSessionCapabilities, ContentBlock,
+    InitializeRequest, McpServer, NewSessionRequest, NewSessionResponse, NoticeCapabilities,
+    PermissionOptionKind, PromptRequest, RequestPermissionOutcome, RequestPermissionRequest,
+    RequestPermissionResponse, SelectedPermissionOutcome, SessionId, SessionNotification,
+    SessionUpdate, StopReason, ToolCallStatus,
 };
 use agent_client_protocol::v1::{ConnectionTo, Responder};
 use agent_client_protocol::{Agent, Client, Error};
@@ -91,6 +92,17 @@ fn with_editor<R>(
     seen: &Arc<Mutex<Seen>>,
     script: impl AsyncFnOnce(Editor) -> Result<R, Error>,
 ) -> R {
+    with_editor_declaring(agent, ClientCapabilities::new(), answer, seen, script)
+}
+
+/// [`with_editor`], for an editor that declares `capabilities` at `initialize`.
+fn with_editor_declaring<R>(
+    agent: &AcpAgent,
+    capabilities: ClientCapabilities,
+    answer: Answer,
+    seen: &Arc<Mutex<Seen>>,
+    script: impl AsyncFnOnce(Editor) -> Result<R, Error>,
+) -> R {
     let on_ask = seen.clone();
     let on_update = seen.clone();
     let connection = agent.connection();
@@ -154,7 +166,10 @@ fn with_editor<R>(
             )
             .connect_with(connection, async |editor: Editor| {
                 editor
-                    .send_request(InitializeRequest::new(ProtocolVersion::V1))
+                    .send_request(
+                        InitializeRequest::new(ProtocolVersion::V1)
+                            .client_capabilities(capabilities),
+                    )
                     .block_task()
                     .await?;
                 script(editor).await
@@ -586,4 +601,40 @@ fn an_editors_http_server_joins_the_session_gated_asking_the_editor_and_obeying_
         "{}",
         denied.messages()
     );
+}
+
+#[test]
+fn an_editor_that_declares_notices_hears_each_rejection_as_a_notice() {
+    let sandbox = Sandbox::new();
+    let servers: Vec<McpServer> = serde_json::from_value(json!([
+        {"name": "evil", "command": "/bin/sh", "args": [], "env": []},
+        {"type": "sse", "name": "old", "url": "http://127.0.0.1:9/sse", "headers": []},
+    ]))
+    .unwrap();
+    let agent = agent(&sandbox);
+    let seen = Arc::new(Mutex::new(Seen::default()));
+    let notices = ClientCapabilities::new()
+        .session(ClientSessionCapabilities::new().notices(NoticeCapabilities::new()));
+    with_editor_declaring(&agent, notices, Answer::Reject, &seen, async |editor| {
+        let session = new_session(&editor, &sandbox.project(), servers.clone()).await?;
+        prompt(&editor, &session.session_id, "/tools").await
+    });
+    block_on(agent.shutdown());
+    let seen = seen.lock().unwrap();
+    let titles: Vec<String> = seen
+        .updates
+        .iter()
+        .filter_map(|update| match update {
+            SessionUpdate::Notice(notice) => Some(notice.title.clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        titles,
+        [
+            "MCP server \"evil\" from the editor is not used",
+            "MCP server \"old\" from the editor is not used"
+        ]
+    );
+    assert!(!seen.messages().contains("from the editor is not used"));
 }

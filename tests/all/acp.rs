@@ -75,6 +75,17 @@ impl Seen {
 
 type Editor = ConnectionTo<Agent>;
 
+/// Waits until the editor holds an unanswered permission request (at most 60 s).
+async fn until_asked(seen: &Arc<Mutex<Seen>>) {
+    for _ in 0..3_000 {
+        if !seen.lock().unwrap().parked.is_empty() {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    panic!("the editor was never asked");
+}
+
 /// An agent on `sandbox`'s config dir, with the console driver.
 fn agent(sandbox: &Sandbox) -> AcpAgent {
     AcpAgent::new(AcpConfig {
@@ -309,9 +320,7 @@ fn a_cancel_while_the_editor_is_asked_denies_and_ends_the_turn_cancelled() {
             session.session_id.clone(),
             vec![ContentBlock::from("/call sentinel__touch {}".to_string())],
         ));
-        while waiting.lock().unwrap().parked.is_empty() {
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
+        until_asked(&waiting).await;
         editor.send_notification(CancelNotification::new(session.session_id.clone()))?;
         let stop = turn.block_task().await?.stop_reason;
         // The late answer (an allow) changes nothing.
@@ -342,9 +351,7 @@ fn a_connection_dropped_while_the_editor_is_asked_runs_nothing() {
             session.session_id.clone(),
             vec![ContentBlock::from("/call sentinel__touch {}".to_string())],
         ));
-        while waiting.lock().unwrap().parked.is_empty() {
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
+        until_asked(&waiting).await;
         // The editor goes away without answering.
         Ok(())
     });

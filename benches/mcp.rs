@@ -608,9 +608,9 @@ fn floor_servers(root: &Path) -> Result<Vec<Server>, String> {
     ])
 }
 
-/// One run of the bare client process, start to exit.
-fn bare_client_run(servers: &[Server]) -> Duration {
-    let spec: Vec<Vec<String>> = servers
+/// What [`bare_client`] reads from [`BARE_CLIENT`]: each server as `[command, args...]`.
+fn bare_client_spec(servers: &[Server]) -> String {
+    let commands: Vec<Vec<String>> = servers
         .iter()
         .map(|server| {
             std::iter::once(server.command.to_string_lossy().into_owned())
@@ -618,9 +618,14 @@ fn bare_client_run(servers: &[Server]) -> Duration {
                 .collect()
         })
         .collect();
+    serde_json::to_string(&commands).expect("JSON")
+}
+
+/// One run of the bare client process, start to exit.
+fn bare_client_run(servers: &[Server]) -> Duration {
     let start = Instant::now();
     let status = std::process::Command::new(std::env::current_exe().expect("this binary"))
-        .env(BARE_CLIENT, serde_json::to_string(&spec).expect("JSON"))
+        .env(BARE_CLIENT, bare_client_spec(servers))
         .stdin(Stdio::null())
         .status()
         .expect("the bare client runs");
@@ -791,15 +796,7 @@ fn bench_scale(root: &Path, runtime: &tokio::runtime::Runtime) {
             .env("EARSHOT_CONFIG_DIR", &config);
         run_measured(command)
     };
-    let spec: Vec<Vec<String>> = servers
-        .iter()
-        .map(|server| {
-            std::iter::once(server.command.to_string_lossy().into_owned())
-                .chain(server.args.iter().cloned())
-                .collect()
-        })
-        .collect();
-    let spec = serde_json::to_string(&spec).expect("JSON");
+    let spec = bare_client_spec(&servers);
     let bare = || {
         let mut command = std::process::Command::new(std::env::current_exe().expect("this binary"));
         command.env(BARE_CLIENT, &spec);

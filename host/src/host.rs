@@ -13,7 +13,7 @@ use std::sync::{Arc, Mutex, RwLock, RwLockReadGuard};
 use serde_json::{Value, json};
 
 use crate::dispatch::call_registered;
-use crate::gate::{Effect, Gate, NonInteractivePrompter, Outcome, Prompter, ToolRequest};
+use crate::gate::{Gate, Prompter};
 use crate::loaders::components::load_components;
 use crate::loaders::extensions::{limits_from_settings, load_extensions};
 use crate::loaders::mcp::{load_mcp_tools, reload_server_tools};
@@ -500,19 +500,8 @@ impl Host {
             return Err(CallError::UnknownTool(command));
         };
         let id = ToolId::mcp(server, name).map_err(|_| CallError::UnknownTool(command.clone()))?;
-        let request = ToolRequest {
-            tool: &id,
-            read_only: true,
-            title: None,
-            detail: None,
-        };
         // Only a deny rule can stop it: the gate's own line names the rule.
-        if self.gate.decide(&request).effect == Effect::Deny
-            && let Outcome::Denied(reason) =
-                self.gate.authorize(&request, &NonInteractivePrompter).await
-        {
-            return Err(CallError::Denied(reason));
-        }
+        self.refuse_if_denied_as(&id).await?;
         let listed = servers.list_prompts(server).await?;
         let prompt = prompts_of(server, &listed)
             .into_iter()

@@ -20,7 +20,7 @@ use agent_client_protocol::{Agent, Client, Error};
 use earshot_host::acp::{AcpAgent, AcpConfig, ConsoleDriver};
 use serde_json::{Value, json};
 
-use crate::common::{Sandbox, block_on, fixture_server, free_port, mcp_parts, shared_cache};
+use crate::common::{Sandbox, block_on, everything_over_http, fixture_server, shared_cache};
 
 /// How the recording editor answers `session/request_permission`.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -473,17 +473,6 @@ fn an_untrusted_project_server_stays_stopped_and_meta_grants_nothing() {
     assert!(!sentinel.exists());
 }
 
-/// Waits until something listens on `port`.
-fn wait_listening(port: u16) {
-    for _ in 0..150 {
-        if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
-            return;
-        }
-        std::thread::sleep(Duration::from_millis(100));
-    }
-    panic!("nothing listens on port {port}");
-}
-
 #[test]
 fn the_editors_stdio_servers_are_never_started_and_each_rejection_is_reported() {
     let (sandbox, sentinel) = sentinel_project(json!({}));
@@ -540,16 +529,7 @@ fn the_editors_stdio_servers_are_never_started_and_each_rejection_is_reported() 
 
 #[test]
 fn an_editors_http_server_joins_the_session_gated_asking_the_editor_and_obeying_deny_rules() {
-    let port = free_port();
-    let mut server =
-        std::process::Command::new(mcp_parts().join("node_modules/.bin/mcp-server-everything"))
-            .arg("streamableHttp")
-            .env("PORT", port.to_string())
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null())
-            .spawn()
-            .unwrap();
-    wait_listening(port);
+    let (mut server, port) = everything_over_http();
     let web: Vec<McpServer> = serde_json::from_value(json!([
         {"type": "http", "name": "web", "url": format!("http://127.0.0.1:{port}/mcp"), "headers": []}
     ]))

@@ -74,22 +74,7 @@ fn server_everything_over_stdio_lists_and_calls_through_the_gate() {
 
 #[test]
 fn server_everything_over_streamable_http_on_loopback() {
-    let port = free_port();
-    let mut server =
-        std::process::Command::new(mcp_parts().join("node_modules/.bin/mcp-server-everything"))
-            .arg("streamableHttp")
-            .env("PORT", port.to_string())
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null())
-            .spawn()
-            .unwrap();
-    // Wait until it listens.
-    for _ in 0..100 {
-        if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
-            break;
-        }
-        std::thread::sleep(Duration::from_millis(100));
-    }
+    let (mut server, port) = crate::common::everything_over_http();
     let sandbox = Sandbox::new();
     sandbox.user_settings(
         json!({"mcpServers": {"web": {"type": "http", "url": format!("http://127.0.0.1:{port}/mcp"),
@@ -139,11 +124,7 @@ fn ctrl_c_during_a_call_cancels_it_on_a_remote_server_before_earshot_exits() {
         .stderr(std::process::Stdio::null())
         .spawn()
         .expect("the python server starts");
-    let listening = (0..300).any(|_| {
-        std::thread::sleep(Duration::from_millis(100));
-        std::net::TcpStream::connect(("127.0.0.1", port)).is_ok()
-    });
-    assert!(listening, "the python server never listened on {port}");
+    crate::common::wait_listening(port, Duration::from_secs(30));
 
     let sandbox = Sandbox::new();
     sandbox.user_settings(json!({

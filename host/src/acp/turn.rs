@@ -181,13 +181,10 @@ impl SessionTools {
             title: None,
             detail: None,
         };
-        let gate = self.host.gate();
-        let start = if gate.decide(&request).effect == Effect::Deny {
-            Start::Never
-        } else if gate.would_ask(&request) {
-            Start::AfterTheAsk
-        } else {
-            Start::Now
+        let start = match self.host.gate().effect_now(&request) {
+            Effect::Deny => Start::Never,
+            Effect::Ask => Start::AfterTheAsk,
+            Effect::Allow => Start::Now,
         };
         (kind, start)
     }

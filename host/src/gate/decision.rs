@@ -184,17 +184,22 @@ impl Gate {
         }
     }
 
-    /// Whether [`Gate::authorize`] would go to the prompter for `request` now: an `Ask` not
-    /// already answered "always" in this session. For a consumer that orders its own
-    /// notifications around the ask (the ACP agent); it decides nothing.
-    pub fn would_ask(&self, request: &ToolRequest<'_>) -> bool {
+    /// What [`Gate::authorize`] would do with `request` now, before any prompt: as
+    /// [`Gate::decide`], except that an `Ask` already answered "always" in this session is an
+    /// `Allow`. For a consumer that orders its own notifications around the ask (the ACP agent);
+    /// it decides nothing.
+    pub fn effect_now(&self, request: &ToolRequest<'_>) -> Effect {
         let decision = self.decide(request);
-        decision.effect == Effect::Ask
-            && !self
-                .answered_always
+        let answered_always = || {
+            self.answered_always
                 .lock()
                 .unwrap_or_else(|p| p.into_inner())
                 .contains(&decision.rule_name)
+        };
+        match decision.effect {
+            Effect::Ask if answered_always() => Effect::Allow,
+            effect => effect,
+        }
     }
 
     /// Decides `request`, asking `prompter` only if the decision is `Ask`. An "always for this

@@ -514,13 +514,27 @@ impl McpServers {
         &self,
         server: &str,
     ) -> Result<(Vec<Value>, Vec<Value>), CallError> {
+        self.listing(server, "resources", async |connection| {
+            connection.list_resources().await
+        })
+        .await
+    }
+
+    /// Runs one listing (`list`, of `what`) on `server`'s live connection within its start-up
+    /// timeout; a failure is one line that starts with the server's name.
+    async fn listing<T>(
+        &self,
+        server: &str,
+        what: &str,
+        list: impl AsyncFnOnce(&Connection) -> Result<T, String>,
+    ) -> Result<T, CallError> {
         let connection = self.listing_connection(server)?;
         let timeout = self
             .slot(server)
             .map_or(self.options.startup_timeout, |slot| {
                 slot.startup_timeout(&self.options)
             });
-        match tokio::time::timeout(timeout, connection.list_resources()).await {
+        match tokio::time::timeout(timeout, list(&connection)).await {
             Ok(Ok(listed)) => Ok(listed),
             Ok(Err(reason)) => Err(CallError::failed(
                 format!("server \"{server}\" {reason}"),
@@ -530,7 +544,7 @@ impl McpServers {
             )),
             Err(_) => Err(CallError::failed(
                 format!(
-                    "server \"{server}\" did not list its resources within {}",
+                    "server \"{server}\" did not list its {what} within {}",
                     seconds(timeout)
                 ),
                 FailureCause::TimedOut { after: timeout },
@@ -560,28 +574,10 @@ impl McpServers {
     /// # Errors
     /// A [`CallError::Failed`] when the server is unknown, down, or fails to list.
     pub async fn list_prompts(&self, server: &str) -> Result<Vec<Value>, CallError> {
-        let connection = self.listing_connection(server)?;
-        let timeout = self
-            .slot(server)
-            .map_or(self.options.startup_timeout, |slot| {
-                slot.startup_timeout(&self.options)
-            });
-        match tokio::time::timeout(timeout, connection.list_prompts()).await {
-            Ok(Ok(prompts)) => Ok(prompts),
-            Ok(Err(reason)) => Err(CallError::failed(
-                format!("server \"{server}\" {reason}"),
-                FailureCause::Transport {
-                    server: server.to_string(),
-                },
-            )),
-            Err(_) => Err(CallError::failed(
-                format!(
-                    "server \"{server}\" did not list its prompts within {}",
-                    seconds(timeout)
-                ),
-                FailureCause::TimedOut { after: timeout },
-            )),
-        }
+        self.listing(server, "prompts", async |connection| {
+            connection.list_prompts().await
+        })
+        .await
     }
 
     /// Sends one request (`send`, given the live connection and the call timeout) to `server`:

@@ -241,6 +241,34 @@ pub fn mcp_python() -> String {
     python
 }
 
+/// Waits until something listens on loopback `port`, for at most `within`.
+pub fn wait_listening(port: u16, within: std::time::Duration) {
+    let deadline = std::time::Instant::now() + within;
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "nothing listens on port {port}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+}
+
+/// server-everything (npm) over streamable HTTP on a free loopback port, once it listens; the
+/// caller kills it. Its endpoint is `http://127.0.0.1:PORT/mcp`.
+pub fn everything_over_http() -> (std::process::Child, u16) {
+    let port = free_port();
+    let server =
+        std::process::Command::new(mcp_parts().join("node_modules/.bin/mcp-server-everything"))
+            .arg("streamableHttp")
+            .env("PORT", port.to_string())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("server-everything starts");
+    wait_listening(port, std::time::Duration::from_secs(15));
+    (server, port)
+}
+
 /// A free loopback port (bound, then released).
 pub fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0")

@@ -321,3 +321,25 @@ fn a_server_that_stops_reading_its_stdin_is_given_up_on_and_calls_still_return()
         Err(error) => assert!(error.contains("stopped reading its stdin"), "{error}"),
     }
 }
+
+#[test]
+fn tool_search_finds_a_tool_a_server_added_after_the_first_search() {
+    // Past 25 MCP tools, so tool_search is on; its index is built at the first search and must
+    // not outlive a server's announced change.
+    let sandbox = Sandbox::new();
+    sandbox.user_settings(json!({"mcpServers": {
+        "thirty": fixture_server("thirty_tools.py", &[]),
+        "lc": fixture_server("list_changed.py", &[]),
+    }, "permissions": {"allow": ["Mcp(lc__*)"]}}));
+    let host = sandbox.host();
+    assert!(host.tool_search_active());
+    let search = |query: &str| {
+        call(&host, "tool_search", &json!({ "query": query }).to_string())
+            .unwrap()
+            .output
+    };
+    assert!(search("zebra").starts_with("no MCP tool matches"));
+    assert!(search("register a new tool").contains("lc__add_tool"));
+    call(&host, "lc__add_tool", r#"{"name":"zebra_counter"}"#).unwrap();
+    assert!(search("zebra").contains("lc__zebra_counter"));
+}

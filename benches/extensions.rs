@@ -21,13 +21,13 @@ use earshot_host::extensions::job_loop::JobLoop;
 use earshot_host::extensions::module_loader::ConfinedLoader;
 use earshot_host::extensions::runtime::new_context;
 use earshot_host::extensions::strip::strip_types;
-use earshot_host::extensions::{ExtensionLimits, ExtensionWorker, ScriptLimits};
+use earshot_host::extensions::{AdmittedFiles, ExtensionLimits, ExtensionWorker, ScriptLimits};
 use earshot_host::gate::{NonInteractivePrompter, Outcome, ToolRequest};
 use earshot_host::host::{Host, HostBuilder};
 use earshot_host::names::{SourceKind, ToolId};
 use earshot_host::sandbox::{ComponentCache, SandboxEngine, SchemaValidator, Verdict};
 use earshot_host::settings::{ProjectPaths, Settings};
-use earshot_host::sources::{admission, extension_snapshot, find_extensions, is_shadowed};
+use earshot_host::sources::extension_snapshot;
 
 const EXTENSIONS: usize = 20;
 
@@ -58,8 +58,12 @@ fn extension_source(index: usize) -> String {
 }
 
 fn write_extensions(dir: &Path) -> Vec<PathBuf> {
+    write_extensions_n(dir, EXTENSIONS)
+}
+
+fn write_extensions_n(dir: &Path, count: usize) -> Vec<PathBuf> {
     std::fs::create_dir_all(dir).expect("extensions dir");
-    (0..EXTENSIONS)
+    (0..count)
         .map(|index| {
             let path = dir.join(format!("ext{index}.ts"));
             std::fs::write(&path, extension_source(index)).expect("write extension");
@@ -89,65 +93,23 @@ fn host_for(
         .expect("host")
 }
 
-/// What a session's extension loader does (the loader itself is private to the library), from
-/// public parts: find every extension, admit it (snapshot + trust), start every JS thread at
-/// once, wait for each, and check every tool's input schema in the validator sandbox. Each
-/// extension's worker and tool count, or why it did not load.
+/// The session's own extension loader ([`earshot_host::bench_support::load_all`]): find every
+/// extension, admit it (snapshot + trust, in parallel), start every JS thread at once, wait for
+/// each, and check every tool's input schema in the validator sandbox. Each extension's worker
+/// and tool count, or why it did not load.
 fn load_all(
     settings: &Settings,
     validator: &SchemaValidator,
     limits: ExtensionLimits,
 ) -> Vec<Result<(Arc<ExtensionWorker>, usize), String>> {
-    let found = find_extensions(settings);
-    let started = Instant::now();
-    let mut outcomes = Vec::new();
-    let mut pending = Vec::new();
-    for file in &found {
-        if is_shadowed(&found, file) {
-            outcomes.push(Err(format!("{}: shadowed", file.path.display())));
-            continue;
-        }
-        if let Some(refusal) = file.name_refusal() {
-            outcomes.push(Err(refusal));
-            continue;
-        }
-        let snapshot = match extension_snapshot(&file.path) {
-            Ok(snapshot) => snapshot,
-            Err(error) => {
-                outcomes.push(Err(error));
-                continue;
-            }
-        };
-        let trust = admission(
-            settings,
-            SourceKind::Extension,
-            &file.name,
-            file.scope,
-            &snapshot.digest,
-        );
-        if !trust.is_trusted() {
-            outcomes.push(Err(format!("{}: not trusted", file.path.display())));
-            continue;
-        }
-        pending.push(ExtensionWorker::spawn(
-            &file.name,
-            file.path.clone(),
-            snapshot.files,
-            limits,
-        ));
-    }
-    for load in pending {
-        let (worker, result) = load.wait(started);
-        outcomes.push(result.and_then(|tools| {
-            for tool in &tools {
-                validator
-                    .prepare(&tool.input_schema)
-                    .map_err(|error| format!("{}: {error}", tool.name))?;
-            }
-            Ok((worker, tools.len()))
-        }));
-    }
-    outcomes
+    earshot_host::bench_support::load_all(settings, validator, limits)
+        .into_iter()
+        .map(|outcome| {
+            outcome
+                .result
+                .map(|loaded| (loaded.worker, loaded.tools.len()))
+        })
+        .collect()
 }
 
 /// Node importing the stripped modules: (time inside Node, whole process including start-up).
@@ -172,7 +134,7 @@ fn node_baseline(files: &[PathBuf], out: &Path) -> Option<(Duration, Duration)> 
     let script_path = out.join("bench.mjs");
     std::fs::write(&script_path, script).ok()?;
     let started = Instant::now();
-    let output = std::process::Command::new("node")
+    let output = std::process::Command::new(node_binary())
         .arg(&script_path)
         .output()
         .ok()?;
@@ -493,6 +455,75 @@ fn print_steps(
     (total, node_total)
 }
 
+/// Rounds of the load comparison: each round loads with a cold module cache, with a warm one,
+/// and runs Node once.
+const LOAD_ROUNDS: usize = 5;
+
+/// Loads `count` extensions as a session does (the library's loader: admission in parallel, every
+/// JS thread at once, schemas checked), with the module cache cold (emptied before each load) and
+/// warm, against Node importing the same stripped modules, interleaved in [`LOAD_ROUNDS`] rounds;
+/// prints the medians and the ratios.
+fn load_comparison(count: usize, dir: &Path, project: &Path, validator: &SchemaValidator) {
+    let config = dir.join("config");
+    let files = write_extensions_n(&config.join("extensions"), count);
+    let settings = settings_for(&config, project);
+    let modules = config.join("cache").join("modules");
+    let (mut cold, mut warm, mut node_inside, mut node_wall) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let load = |samples: &mut Vec<Duration>| {
+        let start = Instant::now();
+        let outcomes = load_all(&settings, validator, ExtensionLimits::default());
+        samples.push(start.elapsed());
+        assert!(
+            outcomes.len() == count && outcomes.iter().all(Result::is_ok),
+            "every extension loads"
+        );
+        drop(outcomes);
+        // The JS threads end (and free their contexts) after their workers are dropped: let
+        // them, so that one load's teardown is not timed in the next.
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    for _ in 0..LOAD_ROUNDS {
+        let _ = std::fs::remove_dir_all(&modules);
+        load(&mut cold);
+        load(&mut warm);
+        if let Some((inside, wall)) = node_baseline(&files, &dir.join("node")) {
+            node_inside.push(inside);
+            node_wall.push(wall);
+        }
+    }
+    let (cold, warm) = (percentile(&mut cold, 0.5), percentile(&mut warm, 0.5));
+    let ms = |d: Duration| d.as_secs_f64() * 1e3;
+    println!(
+        "load {count} extensions (admit + strip + evaluate + shape + schemas), median of {LOAD_ROUNDS}: module cache cold {:.1} ms ({:.2} ms each), warm {:.1} ms ({:.2} ms each)",
+        ms(cold),
+        ms(cold) / count as f64,
+        ms(warm),
+        ms(warm) / count as f64
+    );
+    if node_inside.is_empty() {
+        println!("node baseline skipped: `node` did not run");
+        return;
+    }
+    let (inside, wall) = (
+        percentile(&mut node_inside, 0.5),
+        percentile(&mut node_wall, 0.5),
+    );
+    println!(
+        "node importing the same {count} stripped modules, median of {LOAD_ROUNDS}: {:.1} ms inside node, {:.1} ms with its start-up; earshot/node in-process: cold {:.2}x, warm {:.2}x (goal <= 1.0x); with node's start-up: warm {:.2}x",
+        ms(inside),
+        ms(wall),
+        ms(cold) / ms(inside),
+        ms(warm) / ms(inside),
+        ms(warm) / ms(wall)
+    );
+}
+
+/// The allocator the `earshot` binary uses (host/src/main.rs), so that what is timed here is what
+/// users run.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() {
     if !std::env::args().any(|arg| arg == "--bench") {
         println!("run with `cargo bench` to measure");
@@ -525,7 +556,6 @@ fn main() {
         return;
     }
     let validator = SchemaValidator::new(&engine, &cache).expect("validator");
-    let settings = settings_for(&config, &project);
 
     // Strip only, one after another.
     let mut strip_total = Duration::ZERO;
@@ -589,38 +619,19 @@ fn main() {
         percentile(&mut alone, 0.5).as_secs_f64() * 1e3
     );
 
-    // The whole load, as a session does it (every extension on its own thread, at once).
-    let mut loads = Vec::new();
-    for _ in 0..5 {
-        let start = Instant::now();
-        let outcomes = load_all(&settings, &validator, ExtensionLimits::default());
-        let elapsed = start.elapsed();
-        assert!(
-            outcomes.len() == EXTENSIONS && outcomes.iter().all(Result::is_ok),
-            "every extension loads"
-        );
-        loads.push(elapsed);
-    }
-    let load = percentile(&mut loads, 0.5);
     println!(
         "strip (oxc), sequential: {:.2} ms total, {:.3} ms per extension",
         strip_total.as_secs_f64() * 1e3,
         strip_total.as_secs_f64() * 1e3 / EXTENSIONS as f64
     );
-    println!(
-        "load (strip + evaluate + shape + schemas), median of 5: {:.1} ms total, {:.2} ms per extension",
-        load.as_secs_f64() * 1e3,
-        load.as_secs_f64() * 1e3 / EXTENSIONS as f64
-    );
-    match node_baseline(&files, &dir.path().join("node")) {
-        Some((inside, wall)) => println!(
-            "node importing the same stripped modules: {:.1} ms inside node ({:.2}x earshot/node), {:.1} ms with node's start-up ({:.2}x)",
-            inside.as_secs_f64() * 1e3,
-            load.as_secs_f64() / inside.as_secs_f64(),
-            wall.as_secs_f64() * 1e3,
-            load.as_secs_f64() / wall.as_secs_f64()
-        ),
-        None => println!("node baseline skipped: `node` did not run"),
+    // The whole load, as a session does it, against Node importing the same modules.
+    for count in [EXTENSIONS, 100] {
+        load_comparison(
+            count,
+            &dir.path().join(format!("load{count}")),
+            &project,
+            &validator,
+        );
     }
 
     // Execute round trips on one extension: through the session, and raw on a worker of our
@@ -642,7 +653,10 @@ fn main() {
     let (worker, loaded) = ExtensionWorker::spawn(
         "ext0",
         files[0].clone(),
-        snapshot.files,
+        AdmittedFiles {
+            files: snapshot.files,
+            stripped: Default::default(),
+        },
         ExtensionLimits::default(),
     )
     .wait(Instant::now());

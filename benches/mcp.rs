@@ -873,6 +873,11 @@ fn bench_scale(root: &Path, runtime: &tokio::runtime::Runtime) {
     );
 }
 
+/// The allocator the `earshot` binary uses (host/src/main.rs), so that what is timed here is what
+/// users run.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() {
     if let Ok(spec) = std::env::var(BARE_CLIENT) {
         bare_client(&spec);

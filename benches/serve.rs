@@ -107,6 +107,11 @@ fn p50(samples: &mut [Duration]) -> Duration {
     samples[samples.len() / 2]
 }
 
+/// The allocator the `earshot` binary uses (host/src/main.rs), so that what is timed here is what
+/// users run.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() {
     if !std::env::args().any(|arg| arg == "--bench") {
         println!("run with `cargo bench` to measure");

@@ -48,6 +48,7 @@ fn main() {
         );
     }
 
+    emit_oxc_version(&workspace);
     require_wasm_target();
 
     // OUT_DIR is <target>/<profile>/build/<pkg>-<hash>/out; guests share <target>/guests so that
@@ -140,4 +141,21 @@ fn build_guest(workspace: &Path, target_dir: &Path, package: &str) {
     if !status.success() {
         panic!("building the {package} component for {TARGET} failed; its errors are above");
     }
+}
+
+/// `EARSHOT_OXC_VERSION`, from Cargo.lock: part of the stripped-module cache's fingerprint
+/// (src/extensions/module_cache.rs), so an oxc upgrade never reads entries an older oxc wrote.
+fn emit_oxc_version(workspace: &Path) {
+    let lock = std::fs::read_to_string(workspace.join("Cargo.lock")).unwrap_or_default();
+    let version = lock
+        .split("[[package]]")
+        .find(|package| package.contains("\nname = \"oxc\"\n"))
+        .and_then(|package| {
+            package
+                .lines()
+                .find_map(|line| line.strip_prefix("version = "))
+                .map(|version| version.trim_matches('"').to_string())
+        })
+        .unwrap_or_else(|| "unknown".to_string());
+    println!("cargo:rustc-env=EARSHOT_OXC_VERSION={version}");
 }

@@ -46,6 +46,13 @@ pub mod sources;
 mod tls;
 pub mod trust;
 
+/// The extension loader exactly as a session runs it, for `benches/extensions.rs` to time (not
+/// part of the embedding API: embedders load extensions through [`HostBuilder`]).
+#[doc(hidden)]
+pub mod bench_support {
+    pub use crate::loaders::extensions::{ExtensionOutcome, LoadedExtension, load_all};
+}
+
 pub use gate::{
     NonInteractivePrompter, PermissionPrompt, PromptAnswer, Prompter, TerminalPrompter,
 };

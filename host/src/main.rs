@@ -1,5 +1,11 @@
 //! The `earshot` command: manage plugins and run tools through the gate.
 
+/// mimalloc rather than glibc's allocator: Boa allocates heavily while every extension loads on a
+/// thread of its own, and glibc's per-thread arenas made loading 20 extensions about 25% slower
+/// (benches/extensions.rs).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// One multi-thread tokio runtime for the whole command: the CLI awaits the same async API an
 /// embedder uses. When the command is done the runtime is shut down without waiting for a
 /// terminal read left open (a form or a prompt given up): its tasks end (and with them every

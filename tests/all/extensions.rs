@@ -828,3 +828,86 @@ fn a_file_a_trusted_extension_imports_is_listed_as_running_as_its_helper() {
     assert_eq!((code, out.trim()), (0, "hello, you"), "{err}");
     users_own_tool_still_works(&sandbox);
 }
+
+/// The stripped-module cache's entries under the sandbox's user config dir.
+fn cached_modules(sandbox: &Sandbox) -> Vec<PathBuf> {
+    let root = sandbox.config().join("cache").join("modules");
+    let mut entries = Vec::new();
+    for fingerprint in std::fs::read_dir(&root).into_iter().flatten().flatten() {
+        for entry in std::fs::read_dir(fingerprint.path())
+            .into_iter()
+            .flatten()
+            .flatten()
+        {
+            entries.push(entry.path());
+        }
+    }
+    entries
+}
+
+fn versioned_extension(answer: &str) -> String {
+    format!(
+        "const answer: string = '{answer}';\nexport default {{ tools: [{{ name: 'v', description: 'which version runs', \
+         inputSchema: {{ type: 'object' }}, readOnly: true, execute(): string {{ return answer; }} }}] }};\n"
+    )
+}
+
+#[test]
+fn an_edited_extension_runs_its_new_code_and_a_damaged_cache_entry_is_never_run() {
+    let sandbox = Sandbox::new();
+    let file = sandbox.config().join("extensions").join("ver.ts");
+    std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+    std::fs::write(&file, versioned_extension("one")).unwrap();
+    for _ in 0..2 {
+        let (code, out, err) = call(&sandbox, "ver__v", "{}");
+        assert_eq!((code, out.trim()), (0, "one"), "{err}");
+    }
+    assert_eq!(
+        cached_modules(&sandbox).len(),
+        1,
+        "stripped once, kept once"
+    );
+
+    std::fs::write(&file, versioned_extension("two")).unwrap();
+    let (code, out, err) = call(&sandbox, "ver__v", "{}");
+    assert_eq!((code, out.trim()), (0, "two"), "{err}");
+    let entries = cached_modules(&sandbox);
+    assert_eq!(entries.len(), 2, "one entry per version of the text");
+
+    // Entries altered on disk (a crash mid-write, a hostile edit): never run, stripped again.
+    for entry in &entries {
+        let text = std::fs::read_to_string(entry).unwrap();
+        std::fs::write(entry, text.replace("two", "evil").replace("one", "evil")).unwrap();
+    }
+    let (code, out, err) = call(&sandbox, "ver__v", "{}");
+    assert_eq!((code, out.trim()), (0, "two"), "{err}");
+}
+
+#[test]
+fn a_cached_module_does_not_stand_in_for_a_project_extensions_trust() {
+    let sandbox = Sandbox::new();
+    // The user's own extension puts the text in the cache...
+    let mine = sandbox.config().join("extensions").join("mine.ts");
+    std::fs::create_dir_all(mine.parent().unwrap()).unwrap();
+    std::fs::write(&mine, versioned_extension("same text")).unwrap();
+    let (code, out, err) = call(&sandbox, "mine__v", "{}");
+    assert_eq!((code, out.trim()), (0, "same text"), "{err}");
+    assert_eq!(cached_modules(&sandbox).len(), 1);
+    // ...and a repository's extension with the very same text is still not trusted.
+    sandbox.write(
+        ".earshot/extensions/repo.ts",
+        versioned_extension("same text"),
+    );
+    let (code, _, err) = call(&sandbox, "repo__v", "{}");
+    assert_ne!(code, 0);
+    assert!(
+        err.contains("not trusted") || err.contains("no tool"),
+        "{err}"
+    );
+    assert!(state(&sandbox, "repo").contains("not trusted"));
+    let (_, tools, _) = sandbox.run(&["tools", "list"]);
+    assert!(
+        tools.contains("mine__v") && !tools.contains("repo__v"),
+        "{tools}"
+    );
+}

@@ -2,6 +2,7 @@
 //! thread per extension (`loaders/extensions.rs` finds, admits and registers them).
 //!
 //! * [`strip`] — oxc strips types (and lowers enums, namespaces, parameter properties).
+//! * [`module_cache`] — stripped modules kept by the digest of their source.
 //! * [`module_loader`] — relative imports, confined to the extension's folder.
 //! * [`runtime`] — the globals an extension sees.
 //! * [`job_loop`] — timers, microtasks and fetches, sleeping instead of spinning.
@@ -14,6 +15,7 @@
 pub mod errors;
 pub mod fetch;
 pub mod job_loop;
+pub mod module_cache;
 pub mod module_loader;
 pub mod runtime;
 pub mod shape;
@@ -27,4 +29,4 @@ pub use runtime::ScriptLimits;
 /// The stack of each extension's JS thread: room for Boa to parse, compile and run code nested
 /// as deep as the nesting scan allows, many times over.
 pub const JS_STACK_BYTES: usize = 512 << 20;
-pub use worker::{ExtensionLimits, ExtensionWorker, PendingLoad};
+pub use worker::{AdmittedFiles, ExtensionLimits, ExtensionWorker, PendingLoad};

@@ -30,6 +30,9 @@ pub struct ConfinedLoader {
     /// The bytes of every file the extension may run, by canonical path, read once when its trust
     /// was checked; `None` reads from disk (benchmarks and tests of the loader alone).
     snapshot: Option<HashMap<PathBuf, Vec<u8>>>,
+    /// Files of the snapshot already stripped (by canonical path), when their trust check parsed
+    /// them: they are not parsed by oxc again.
+    stripped: RefCell<HashMap<PathBuf, StrippedModule>>,
     modules: RefCell<HashMap<PathBuf, Module>>,
     positions: RefCell<HashMap<String, PositionMap>>,
 }
@@ -40,6 +43,7 @@ impl ConfinedLoader {
         ConfinedLoader {
             root,
             snapshot: None,
+            stripped: RefCell::new(HashMap::new()),
             modules: RefCell::new(HashMap::new()),
             positions: RefCell::new(HashMap::new()),
         }
@@ -47,10 +51,16 @@ impl ConfinedLoader {
 
     /// A loader that runs only the files of `snapshot` (by canonical path): a file the trust
     /// check did not read is refused, and a file changed on disk since runs as it was read.
-    pub fn from_snapshot(root: PathBuf, snapshot: HashMap<PathBuf, Vec<u8>>) -> ConfinedLoader {
+    /// `stripped` holds the files of the snapshot already stripped, by canonical path.
+    pub fn from_snapshot(
+        root: PathBuf,
+        snapshot: HashMap<PathBuf, Vec<u8>>,
+        stripped: HashMap<PathBuf, StrippedModule>,
+    ) -> ConfinedLoader {
         ConfinedLoader {
             root,
             snapshot: Some(snapshot),
+            stripped: RefCell::new(stripped),
             modules: RefCell::new(HashMap::new()),
             positions: RefCell::new(HashMap::new()),
         }
@@ -64,7 +74,7 @@ impl ConfinedLoader {
         let text = self.read(path).map_err(|message| {
             EntryFailure::Js(JsNativeError::error().with_message(message).into())
         })?;
-        let stripped = strip_types(path, &text).map_err(EntryFailure::Strip)?;
+        let stripped = self.strip(path, &text).map_err(EntryFailure::Strip)?;
         self.parse_stripped(path, stripped, context)
             .map_err(EntryFailure::Js)
     }
@@ -80,9 +90,19 @@ impl ConfinedLoader {
         let text = self
             .read(path)
             .map_err(|message| JsNativeError::error().with_message(message))?;
-        let stripped = strip_types(path, &text)
+        let stripped = self
+            .strip(path, &text)
             .map_err(|error| JsNativeError::syntax().with_message(error.to_string()))?;
         self.parse_stripped(path, stripped, context)
+    }
+
+    /// `text` (the file at `path`) stripped: as its trust check left it, else by oxc now.
+    fn strip(&self, path: &Path, text: &str) -> Result<StrippedModule, StripError> {
+        let canonical = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
+        match self.stripped.borrow_mut().remove(&canonical) {
+            Some(stripped) => Ok(stripped),
+            None => strip_types(path, text),
+        }
     }
 
     fn parse_stripped(

@@ -20,7 +20,7 @@ use oxc::span::Span;
 use oxc::transformer::{TransformOptions, Transformer};
 
 use crate::sources::parse_guard;
-use crate::sources::source_type_of;
+use crate::sources::{relative_imports, source_type_of};
 
 /// A place in an original source file, 1-based, as editors show it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -50,7 +50,7 @@ pub struct StripError {
 }
 
 /// A stripped module: the JavaScript Boa runs, and the way back to the original positions.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct StrippedModule {
     /// The JavaScript.
     pub code: String,
@@ -59,7 +59,7 @@ pub struct StrippedModule {
 }
 
 /// Generated (line, column) to original (line, column), from oxc's source map.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct PositionMap {
     /// (generated line, generated column, original line, original column), 0-based, sorted.
     tokens: Vec<(u32, u32, u32, u32)>,
@@ -88,6 +88,18 @@ impl PositionMap {
     }
 }
 
+/// One parse of an extension file: the relative modules it imports (the edges its trust digest
+/// follows) and its stripped JavaScript, or why that cannot run. One parse serves both, so that
+/// admitting and loading an extension reads each file with oxc once.
+#[derive(Debug, Clone)]
+pub struct Analysis {
+    /// The relative specifiers it imports, as the trust digest reads them
+    /// (`sources::relative_imports`); found even when the file has a syntax error.
+    pub imports: Vec<String>,
+    /// The JavaScript for Boa, or why the file cannot become a module.
+    pub module: Result<StrippedModule, StripError>,
+}
+
 /// Strips `source` (the text of `path`) to JavaScript Boa can evaluate as an ES module.
 ///
 /// # Errors
@@ -99,22 +111,45 @@ pub fn strip_types(path: &Path, source: &str) -> Result<StrippedModule, StripErr
         location: location_of(&display, source, offset as u32),
         message,
     })?;
-    parse_guard::on_parse_thread(path, || strip_unguarded(path, source)).map_err(|message| {
-        StripError {
+    parse_guard::on_parse_thread(path, || analyse_unguarded(path, source).module).map_err(
+        |message| StripError {
             location: location_of(&display, source, 0),
             message,
-        }
-    })?
+        },
+    )?
 }
 
-fn strip_unguarded(path: &Path, source: &str) -> Result<StrippedModule, StripError> {
+/// Parses `source` (the text of `path`) once, behind the guards of [`parse_guard`], for its
+/// imports and its stripped JavaScript.
+///
+/// # Errors
+/// `path:line:col: why` when the file is refused before parsing (too large, nested too deep) or
+/// the parser failed: then not even its imports are known.
+pub fn analyse(path: &Path, source: &str) -> Result<Analysis, String> {
+    parse_guard::check_source(source)
+        .map_err(|problem| parse_guard::located(path, source, problem))?;
+    parse_guard::on_parse_thread(path, || analyse_unguarded(path, source))
+}
+
+fn analyse_unguarded(path: &Path, source: &str) -> Analysis {
+    let allocator = Allocator::default();
+    let parsed = Parser::new(&allocator, source, source_type_of(path)).parse();
+    let imports = relative_imports(&parsed.module_record, source);
+    let module = strip_parsed(path, source, &allocator, parsed);
+    Analysis { imports, module }
+}
+
+fn strip_parsed<'a>(
+    path: &Path,
+    source: &str,
+    allocator: &'a Allocator,
+    parsed: oxc::parser::ParserReturn<'a>,
+) -> Result<StrippedModule, StripError> {
     let display = path.display().to_string();
     let at = |offset: u32, message: String| StripError {
         location: location_of(&display, source, offset),
         message,
     };
-    let allocator = Allocator::default();
-    let parsed = Parser::new(&allocator, source, source_type_of(path)).parse();
     if let Some(error) = parsed.diagnostics.errors().next() {
         return Err(at(first_offset(error), error.to_string()));
     }
@@ -133,7 +168,7 @@ fn strip_unguarded(path: &Path, source: &str) -> Result<StrippedModule, StripErr
     let scoping = semantic.semantic.into_scoping();
     let options = TransformOptions::default();
     let transformed =
-        Transformer::new(&allocator, path, &options).build_with_scoping(scoping, &mut program);
+        Transformer::new(allocator, path, &options).build_with_scoping(scoping, &mut program);
     if let Some(error) = transformed.diagnostics.errors().next() {
         return Err(at(first_offset(error), error.to_string()));
     }

@@ -25,6 +25,7 @@ use super::job_loop::{Drive, JobLoop};
 use super::module_loader::{ConfinedLoader, EntryFailure};
 use super::runtime::{ScriptLimits, new_context};
 use super::shape::{CheckedTool, ToolSpec, check_default_export, describe_value};
+use super::strip::StrippedModule;
 
 /// `now + timeout`, or a day from now when that would overflow.
 fn deadline_after(timeout: Duration) -> Instant {
@@ -98,6 +99,16 @@ pub struct ExtensionWorker {
     describing: Mutex<Vec<String>>,
 }
 
+/// What an extension may run, as its trust check read it: the bytes of every file of its module
+/// graph and those already stripped, each by canonical path.
+#[derive(Debug, Default)]
+pub struct AdmittedFiles {
+    /// Every file the trust digest covers.
+    pub files: HashMap<PathBuf, Vec<u8>>,
+    /// The files already stripped while they were read for the digest.
+    pub stripped: HashMap<PathBuf, StrippedModule>,
+}
+
 /// A load in progress: wait on it to get the extension's tools or the reason it failed.
 pub struct PendingLoad {
     worker: Arc<ExtensionWorker>,
@@ -142,11 +153,11 @@ impl PendingLoad {
 
 impl ExtensionWorker {
     /// Starts the thread of extension `name` and begins loading `entry` on it, running only the
-    /// files of `snapshot` (what its trust was checked against).
+    /// files of `admitted` (what its trust was checked against).
     pub fn spawn(
         name: &str,
         entry: PathBuf,
-        snapshot: HashMap<PathBuf, Vec<u8>>,
+        admitted: AdmittedFiles,
         limits: ExtensionLimits,
     ) -> PendingLoad {
         let (requests, incoming) = mpsc::channel::<Request>();
@@ -170,8 +181,9 @@ impl ExtensionWorker {
             .spawn(move || {
                 // The session's runtime, where this extension's fetches run.
                 let _inside = session.as_ref().map(tokio::runtime::Handle::enter);
+                crate::sources::parse_guard::declare_parse_stack(super::JS_STACK_BYTES);
                 let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                    run_thread(&extension, entry, snapshot, limits, &loaded_sender, incoming);
+                    run_thread(&extension, entry, admitted, limits, &loaded_sender, incoming);
                 }));
                 if outcome.is_err() {
                     tracing::error!(target: "earshot::extension", extension = %extension, "the JS thread panicked");
@@ -317,7 +329,7 @@ impl ExtensionWorker {
 fn run_thread(
     extension: &str,
     entry: PathBuf,
-    snapshot: HashMap<PathBuf, Vec<u8>>,
+    admitted: AdmittedFiles,
     limits: ExtensionLimits,
     loaded: &Sender<Result<Vec<ToolSpec>, String>>,
     incoming: Receiver<Request>,
@@ -335,7 +347,11 @@ fn run_thread(
         let _ = loaded.send(Err(format!("{} has no folder", entry.display())));
         return;
     };
-    let loader = Rc::new(ConfinedLoader::from_snapshot(root, snapshot));
+    let loader = Rc::new(ConfinedLoader::from_snapshot(
+        root,
+        admitted.files,
+        admitted.stripped,
+    ));
     let jobs = Rc::new(JobLoop::default());
     let mut context = match new_context(extension, jobs.clone(), loader.clone(), limits.script) {
         Ok(context) => context,

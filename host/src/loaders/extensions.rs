@@ -2,19 +2,25 @@
 //! that runs them is [`crate::extensions`]).
 //!
 //! A project extension that is not trusted is never read into Boa: the trust check happens
-//! before a thread is started.
+//! before its JS thread is started. Each file is parsed by oxc once, for its imports (the trust
+//! digest) and its stripped JavaScript together, or not at all when the user's module cache
+//! ([`ModuleCache`]) already holds it.
 
+use std::collections::HashMap;
+use std::path::Path;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
+use crate::extensions::module_cache::ModuleCache;
 use crate::extensions::shape::ToolSpec;
-use crate::extensions::{ExtensionLimits, ExtensionWorker};
+use crate::extensions::{AdmittedFiles, ExtensionLimits, ExtensionWorker, PendingLoad};
 use crate::names::{SourceKind, ToolId};
 use crate::registry::{RegisteredTool, ToolRegistry};
 use crate::sandbox::{CompiledSchema, SchemaValidator};
 use crate::settings::Settings;
 use crate::sources::{
-    ExtensionSnapshot, FoundFile, admission, extension_snapshot, find_extensions, is_shadowed,
+    FoundFile, admission, extension_snapshot_with, find_extensions, is_shadowed, parse_guard,
 };
 
 /// The extension limits the settings ask for (`extensions.loadTimeoutSeconds`,
@@ -46,12 +52,24 @@ pub fn limits_from_settings(settings: &Settings) -> ExtensionLimits {
 }
 
 /// Whether an extension may load (its name is valid and it is the user's own or trusted), before
-/// it is loaded; the digest its trust was checked against.
-fn admitted(settings: &Settings, file: &FoundFile) -> Result<ExtensionSnapshot, String> {
+/// it is loaded: the files its trust was checked against, each file stripped in the same parse
+/// that found its imports (or taken from `cache`).
+fn admitted(
+    settings: &Settings,
+    cache: &ModuleCache,
+    file: &FoundFile,
+) -> Result<AdmittedFiles, String> {
     if let Some(refusal) = file.name_refusal() {
         return Err(format!("not loaded: {refusal}"));
     }
-    let snapshot = extension_snapshot(&file.path)?;
+    let mut stripped = HashMap::new();
+    let snapshot = extension_snapshot_with(&file.path, &mut |path: &Path, source: &str| {
+        let analysis = cache.analyse(path, source)?;
+        if let (Ok(module), Ok(canonical)) = (analysis.module, path.canonicalize()) {
+            stripped.insert(canonical, module);
+        }
+        Ok(analysis.imports)
+    })?;
     let trust = admission(
         settings,
         SourceKind::Extension,
@@ -60,13 +78,96 @@ fn admitted(settings: &Settings, file: &FoundFile) -> Result<ExtensionSnapshot, 
         &snapshot.digest,
     );
     if trust.is_trusted() {
-        Ok(snapshot)
+        Ok(AdmittedFiles {
+            files: snapshot.files,
+            stripped,
+        })
     } else {
         Err(format!(
             "not loaded: {}",
             trust.explain(SourceKind::Extension, &file.name)
         ))
     }
+}
+
+/// Admits every extension of `found` and starts the JS thread of each one admitted, on up to one
+/// thread per core at once (reading, hashing and stripping are work of their own, not the
+/// loading thread's to do one after another). In `found`'s order: the load started, or why not.
+fn admit_and_spawn(
+    settings: &Settings,
+    found: &[FoundFile],
+    limits: ExtensionLimits,
+) -> Vec<Result<PendingLoad, String>> {
+    let cache = ModuleCache::for_settings(settings);
+    let session = tokio::runtime::Handle::try_current().ok();
+    let next = AtomicUsize::new(0);
+    let admit_next = || {
+        // The session's runtime, which each JS thread takes for its fetches.
+        let _inside = session.as_ref().map(tokio::runtime::Handle::enter);
+        parse_guard::declare_parse_stack(parse_guard::PARSE_STACK_BYTES);
+        let mut done = Vec::new();
+        loop {
+            let index = next.fetch_add(1, Ordering::Relaxed);
+            let Some(file) = found.get(index) else {
+                return done;
+            };
+            let started = if is_shadowed(found, file) {
+                Err(format!(
+                    "{} is not loaded: your own extension of the same name is used instead",
+                    file.path.display()
+                ))
+            } else {
+                admitted(settings, &cache, file).map(|files| {
+                    ExtensionWorker::spawn(&file.name, file.path.clone(), files, limits)
+                })
+            };
+            done.push((index, started));
+        }
+    };
+    let threads = std::thread::available_parallelism()
+        .map_or(2, std::num::NonZero::get)
+        .min(found.len());
+    let mut started: Vec<(usize, Result<PendingLoad, String>)> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..threads)
+            .map(|_| {
+                std::thread::Builder::new()
+                    .name("ext-admit".into())
+                    .stack_size(parse_guard::PARSE_STACK_BYTES)
+                    .spawn_scoped(scope, admit_next)
+            })
+            .collect();
+        let mut started = Vec::new();
+        for handle in handles {
+            match handle
+                .map_err(|error| error.to_string())
+                .and_then(|handle| {
+                    handle
+                        .join()
+                        .map_err(|_| "an admission thread panicked".to_string())
+                }) {
+                Ok(done) => started.extend(done),
+                Err(error) => {
+                    tracing::error!(target: "earshot::extension", %error, "extensions not admitted")
+                }
+            }
+        }
+        started
+    });
+    // What no thread reached (a thread could not start) is reported, not lost.
+    let mut reached = vec![false; found.len()];
+    for (index, _) in &started {
+        reached[*index] = true;
+    }
+    for (index, reached) in reached.iter().enumerate() {
+        if !reached {
+            started.push((
+                index,
+                Err("not loaded: earshot could not start a thread to read it".to_string()),
+            ));
+        }
+    }
+    started.sort_by_key(|(index, _)| *index);
+    started.into_iter().map(|(_, started)| started).collect()
 }
 
 /// An extension that loaded: its thread, and each tool with its compiled input schema.
@@ -96,30 +197,18 @@ pub fn load_all(
     let started = Instant::now();
     let mut outcomes = Vec::new();
     let mut pending = Vec::new();
-    for file in found.iter().cloned() {
-        if is_shadowed(&found, &file) {
-            let message = format!(
-                "{} is not loaded: your own extension of the same name is used instead",
-                file.path.display()
-            );
-            outcomes.push(ExtensionOutcome {
+    for (file, load) in found
+        .iter()
+        .cloned()
+        .zip(admit_and_spawn(settings, &found, limits))
+    {
+        match load {
+            Ok(load) => pending.push((file, load)),
+            Err(message) => outcomes.push(ExtensionOutcome {
                 file,
                 result: Err(message),
-            });
-            continue;
+            }),
         }
-        let snapshot = match admitted(settings, &file) {
-            Ok(snapshot) => snapshot,
-            Err(message) => {
-                outcomes.push(ExtensionOutcome {
-                    file,
-                    result: Err(message),
-                });
-                continue;
-            }
-        };
-        let load = ExtensionWorker::spawn(&file.name, file.path.clone(), snapshot.files, limits);
-        pending.push((file, load));
     }
     for (file, load) in pending {
         let (worker, result) = load.wait(started);

@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use oxc::allocator::Allocator;
 use oxc::parser::Parser;
 use oxc::span::SourceType;
+use oxc::syntax::module_record::ModuleRecord;
 use sha2::{Digest, Sha256};
 
 use crate::names::SourceKind;
@@ -74,6 +75,25 @@ pub struct ExtensionSnapshot {
 /// # Errors
 /// A description when a file of the graph cannot be read.
 pub fn extension_snapshot(entry: &Path) -> Result<ExtensionSnapshot, String> {
+    extension_snapshot_with(entry, &mut |path: &Path, source: &str| {
+        imports_of(path, source)
+    })
+}
+
+/// Gives the relative imports of one file of an extension's graph (its path and text), or why the
+/// file cannot be read safely.
+pub type ImportScan<'a> = dyn FnMut(&Path, &str) -> Result<Vec<String>, String> + 'a;
+
+/// [`extension_snapshot`], with `scan` giving the relative imports of each file read (its path
+/// and text). The extension loader passes a scan that strips each file in the same parse and keeps
+/// the result, so that a file is parsed once between its trust check and its run.
+///
+/// # Errors
+/// A description when a file of the graph cannot be read, or `scan` refuses one.
+pub fn extension_snapshot_with(
+    entry: &Path,
+    scan: &mut ImportScan<'_>,
+) -> Result<ExtensionSnapshot, String> {
     let mut files = std::collections::HashMap::new();
     let root = entry
         .parent()
@@ -96,7 +116,7 @@ pub fn extension_snapshot(entry: &Path) -> Result<ExtensionSnapshot, String> {
         if let Ok(canonical) = file.canonicalize() {
             files.insert(canonical, bytes);
         }
-        for specifier in imports_of(&file, &source)? {
+        for specifier in scan(&file, &source)? {
             match resolve(&root, &file, &specifier) {
                 Some(target) => pending.push(target),
                 None => {
@@ -141,13 +161,19 @@ fn imports_of(path: &Path, source: &str) -> Result<Vec<String>, String> {
 fn parsed_imports(path: &Path, source: &str) -> Vec<String> {
     let allocator = Allocator::default();
     let parsed = Parser::new(&allocator, source, source_type_of(path)).parse();
-    let mut specifiers: Vec<String> = parsed
-        .module_record
+    relative_imports(&parsed.module_record, source)
+}
+
+/// The relative specifiers a parsed module imports or re-exports, static or by a dynamic import
+/// of a string literal, sorted and without repeats: the edges of the graph the trust digest
+/// covers. Shared with the stripper, which parses each file once for both.
+pub(crate) fn relative_imports(record: &ModuleRecord<'_>, source: &str) -> Vec<String> {
+    let mut specifiers: Vec<String> = record
         .requested_modules
         .keys()
         .map(|specifier| specifier.to_string())
         .collect();
-    for dynamic in &parsed.module_record.dynamic_imports {
+    for dynamic in &record.dynamic_imports {
         let text = dynamic.module_request.source_text(source).trim();
         let unquoted = text
             .strip_prefix('\'')

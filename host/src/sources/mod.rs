@@ -9,14 +9,14 @@ mod extensions;
 pub mod parse_guard;
 
 pub use components::{find_component, find_components};
-pub(crate) use extensions::source_type_of;
+pub(crate) use extensions::{relative_imports, source_type_of};
 /// The largest component file read: a sparse multi-gigabyte `.wasm` fails alone, never read whole.
 pub const MAX_COMPONENT_BYTES: u64 = 256 << 20;
 
 pub use extensions::read_capped;
 pub use extensions::{
-    EXTENSION_SUFFIXES, ExtensionSnapshot, extension_digest, extension_snapshot, find_extension,
-    find_extensions,
+    EXTENSION_SUFFIXES, ExtensionSnapshot, extension_digest, extension_snapshot,
+    extension_snapshot_with, find_extension, find_extensions,
 };
 
 use std::path::{Path, PathBuf};

@@ -64,13 +64,41 @@ pub fn located(path: &Path, source: &str, (offset, message): (usize, String)) ->
     format!("{}:{line}:{column}: {message}", path.display())
 }
 
-/// Runs `work` (which parses) on a thread with a [`PARSE_STACK_BYTES`] stack and returns what it
-/// returns.
+thread_local! {
+    static ON_PARSE_STACK: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Declares that the calling thread was started with a stack of at least [`PARSE_STACK_BYTES`]
+/// (an extension's JS thread, the loader's admission threads): [`on_parse_thread`] then parses
+/// on it directly.
+///
+/// # Panics
+/// When `stack_bytes` (the size the thread was started with) is smaller.
+pub fn declare_parse_stack(stack_bytes: usize) {
+    assert!(
+        stack_bytes >= PARSE_STACK_BYTES,
+        "a parse needs a {PARSE_STACK_BYTES}-byte stack"
+    );
+    ON_PARSE_STACK.set(true);
+}
+
+/// Runs `work` (which parses) on a thread with a [`PARSE_STACK_BYTES`] stack (this one, when
+/// [`declare_parse_stack`] said it has one) and returns what it returns.
 ///
 /// # Errors
 /// When the thread cannot be started, or `work` panicked (a bug in the parser, not the file's
 /// fault, but it costs only this file).
 pub fn on_parse_thread<T: Send>(path: &Path, work: impl FnOnce() -> T + Send) -> Result<T, String> {
+    if ON_PARSE_STACK.get() {
+        // This thread's own stack is at least as large: a thread of its own would only add its
+        // start-up. A panic still costs only this file.
+        return std::panic::catch_unwind(std::panic::AssertUnwindSafe(work)).map_err(|_| {
+            format!(
+                "the TypeScript parser failed on {}; earshot does not load it",
+                path.display()
+            )
+        });
+    }
     std::thread::scope(|scope| {
         let handle = std::thread::Builder::new()
             .name("oxc-parse".into())
@@ -863,5 +891,39 @@ mod tests {
         assert_eq!(on_parse_thread(path, || 7), Ok(7));
         let failed = on_parse_thread(path, || -> u8 { panic!("parser bug") }).unwrap_err();
         assert!(failed.contains("x.ts"), "{failed}");
+    }
+
+    #[test]
+    fn a_thread_with_a_parse_stack_parses_in_place_and_a_panic_still_costs_one_file() {
+        std::thread::Builder::new()
+            .stack_size(PARSE_STACK_BYTES)
+            .spawn(|| {
+                declare_parse_stack(PARSE_STACK_BYTES);
+                let here = std::thread::current().id();
+                let path = Path::new("x.ts");
+                assert_eq!(
+                    on_parse_thread(path, || std::thread::current().id()),
+                    Ok(here)
+                );
+                let failed = on_parse_thread(path, || -> u8 { panic!("parser bug") }).unwrap_err();
+                assert!(failed.contains("x.ts"), "{failed}");
+                // The thread goes on to the next file.
+                assert_eq!(on_parse_thread(path, || 7), Ok(7));
+            })
+            .unwrap()
+            .join()
+            .unwrap();
+        // Elsewhere, a thread of its own.
+        let here = std::thread::current().id();
+        assert_ne!(
+            on_parse_thread(Path::new("x.ts"), || std::thread::current().id()),
+            Ok(here)
+        );
+    }
+
+    #[test]
+    #[should_panic(expected = "stack")]
+    fn a_thread_cannot_declare_a_stack_smaller_than_a_parse_needs() {
+        declare_parse_stack(8 << 20);
     }
 }

@@ -1,0 +1,205 @@
+//! Stripped modules kept on disk by the digest of their source, so that an extension file oxc has
+//! stripped once is never parsed by oxc again until it changes.
+//!
+//! An entry is `<dir>/<build fingerprint>/<sha256 of source type and text>.json`: its first line
+//! is the BLAKE3 digest of the rest, checked on every read, so a truncated or altered entry is
+//! stripped again rather than run. The fingerprint covers earshot's version, oxc's version and the
+//! text of the code that strips, lists imports and guards the parser, so an entry written by other
+//! code is never read. Only files that stripped cleanly are kept; a file with an error is parsed
+//! again each time, so its message is always today's.
+//!
+//! The entry holds what trusting and running the file needs: its relative imports (the edges the
+//! trust digest follows), the JavaScript and the position map back to the original text.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use sha2::{Digest, Sha256};
+
+use super::strip::{Analysis, StrippedModule, analyse};
+use crate::settings::Settings;
+use crate::sources::source_type_of;
+
+/// Where stripped modules are kept. `None` keeps nothing (every load strips).
+#[derive(Debug, Clone, Default)]
+pub struct ModuleCache {
+    dir: Option<PathBuf>,
+}
+
+/// What an entry holds.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct Entry {
+    imports: Vec<String>,
+    module: StrippedModule,
+}
+
+impl ModuleCache {
+    /// A cache under `dir` (created on first store).
+    pub fn in_dir(dir: impl Into<PathBuf>) -> ModuleCache {
+        ModuleCache {
+            dir: Some(dir.into()),
+        }
+    }
+
+    /// The cache of the settings' user: `<user config dir>/cache/modules`, beside the compiled
+    /// components; none when there is no user config dir.
+    pub fn for_settings(settings: &Settings) -> ModuleCache {
+        match &settings.user_config_dir {
+            Some(dir) => ModuleCache::in_dir(dir.join("cache").join("modules")),
+            None => ModuleCache::disabled(),
+        }
+    }
+
+    /// No cache: every load strips.
+    pub fn disabled() -> ModuleCache {
+        ModuleCache { dir: None }
+    }
+
+    /// The analysis of `source` (the text of `path`): from a verified entry when there is one,
+    /// else from oxc (behind the parser's guards), stored when it stripped cleanly.
+    ///
+    /// # Errors
+    /// As [`analyse`]: the file is refused before parsing, or the parser failed.
+    pub fn analyse(&self, path: &Path, source: &str) -> Result<Analysis, String> {
+        let Some(entry_path) = self.entry_path(path, source) else {
+            return analyse(path, source);
+        };
+        if let Some(entry) = read_verified(&entry_path) {
+            return Ok(Analysis {
+                imports: entry.imports,
+                module: Ok(entry.module),
+            });
+        }
+        let analysis = analyse(path, source)?;
+        if let Ok(module) = &analysis.module {
+            let entry = Entry {
+                imports: analysis.imports.clone(),
+                module: module.clone(),
+            };
+            if let Err(error) = store(&entry_path, &entry) {
+                tracing::debug!(path = %entry_path.display(), %error, "stripped module not cached");
+            }
+        }
+        Ok(analysis)
+    }
+
+    fn entry_path(&self, path: &Path, source: &str) -> Option<PathBuf> {
+        let dir = self.dir.as_ref()?;
+        let mut hasher = Sha256::new();
+        hasher.update(format!("{:?}", source_type_of(path)).as_bytes());
+        hasher.update([0]);
+        hasher.update(source.as_bytes());
+        let key = hex::encode(hasher.finalize());
+        Some(dir.join(fingerprint()).join(format!("{key}.json")))
+    }
+}
+
+/// What an entry depends on besides its source: earshot's and oxc's versions and the code that
+/// makes an entry (a change to any of them makes every older entry unreachable).
+fn fingerprint() -> &'static str {
+    static FINGERPRINT: OnceLock<String> = OnceLock::new();
+    FINGERPRINT.get_or_init(|| {
+        let mut hasher = blake3::Hasher::new();
+        for part in [
+            env!("CARGO_PKG_VERSION"),
+            env!("EARSHOT_OXC_VERSION"),
+            include_str!("strip.rs"),
+            include_str!("module_cache.rs"),
+            include_str!("../sources/extensions.rs"),
+            include_str!("../sources/parse_guard.rs"),
+        ] {
+            hasher.update(part.as_bytes());
+            hasher.update(&[0]);
+        }
+        hasher.finalize().to_hex()[..16].to_string()
+    })
+}
+
+/// The entry at `path` if its recorded digest matches its body.
+fn read_verified(path: &Path) -> Option<Entry> {
+    let bytes = std::fs::read(path).ok()?;
+    let split = bytes.iter().position(|byte| *byte == b'\n')?;
+    let (recorded, body) = (&bytes[..split], &bytes[split + 1..]);
+    if blake3::hash(body).to_hex().as_bytes() != recorded {
+        tracing::warn!(path = %path.display(), "cached module does not match its digest; stripping again");
+        return None;
+    }
+    serde_json::from_slice(body).ok()
+}
+
+/// Writes the entry atomically (temp file in the same directory + rename).
+fn store(path: &Path, entry: &Entry) -> std::io::Result<()> {
+    let dir = path.parent().expect("entries live in a directory");
+    std::fs::create_dir_all(dir)?;
+    let body = serde_json::to_vec(entry).map_err(std::io::Error::other)?;
+    let mut temp = tempfile::NamedTempFile::new_in(dir)?;
+    temp.write_all(blake3::hash(&body).to_hex().as_bytes())?;
+    temp.write_all(b"\n")?;
+    temp.write_all(&body)?;
+    temp.persist(path).map_err(|error| error.error)?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SOURCE: &str =
+        "import { a } from './a.ts';\nenum E { X = 1 }\nexport const value: number = a + E.X;\n";
+
+    fn entries(dir: &Path) -> Vec<PathBuf> {
+        std::fs::read_dir(dir.join(fingerprint()))
+            .map(|read| read.flatten().map(|entry| entry.path()).collect())
+            .unwrap_or_default()
+    }
+
+    #[test]
+    fn a_second_analysis_is_read_from_the_entry_and_equals_the_first() {
+        let dir = tempfile::tempdir().unwrap();
+        let cache = ModuleCache::in_dir(dir.path());
+        let first = cache.analyse(Path::new("m.ts"), SOURCE).unwrap();
+        assert_eq!(first.imports, ["./a.ts"]);
+        let stored = entries(dir.path());
+        assert_eq!(stored.len(), 1);
+        // Proof the second answer comes from the entry: an entry with other (verified) contents
+        // is what it returns.
+        let mut altered = read_verified(&stored[0]).unwrap();
+        altered.imports = vec!["./from-the-cache.ts".into()];
+        store(&stored[0], &altered).unwrap();
+        let second = cache.analyse(Path::new("m.ts"), SOURCE).unwrap();
+        assert_eq!(second.imports, ["./from-the-cache.ts"]);
+        assert_eq!(second.module.unwrap(), first.module.unwrap());
+    }
+
+    #[test]
+    fn a_corrupted_entry_is_stripped_again_and_rewritten() {
+        let dir = tempfile::tempdir().unwrap();
+        let cache = ModuleCache::in_dir(dir.path());
+        let first = cache.analyse(Path::new("m.ts"), SOURCE).unwrap();
+        let entry = entries(dir.path()).remove(0);
+        let text = std::fs::read_to_string(&entry).unwrap();
+        std::fs::write(&entry, text.replace("./a.ts", "./b.ts")).unwrap();
+        let again = cache.analyse(Path::new("m.ts"), SOURCE).unwrap();
+        assert_eq!(again.imports, first.imports);
+        assert!(read_verified(&entry).is_some(), "rewritten whole");
+    }
+
+    #[test]
+    fn the_same_text_as_javascript_and_a_file_with_an_error_are_not_shared_or_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let cache = ModuleCache::in_dir(dir.path());
+        cache
+            .analyse(Path::new("m.ts"), "export const x = 1;")
+            .unwrap();
+        cache
+            .analyse(Path::new("m.js"), "export const x = 1;")
+            .unwrap();
+        assert_eq!(entries(dir.path()).len(), 2, "one entry per source type");
+        let broken = cache
+            .analyse(Path::new("bad.ts"), "export const = ;")
+            .unwrap();
+        assert!(broken.module.is_err());
+        assert_eq!(entries(dir.path()).len(), 2, "errors are not kept");
+    }
+}

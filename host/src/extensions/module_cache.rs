@@ -77,8 +77,14 @@ impl ModuleCache {
                 imports: analysis.imports.clone(),
                 module: module.clone(),
             };
-            if let Err(error) = store(&entry_path, &entry) {
-                tracing::debug!(path = %entry_path.display(), %error, "stripped module not cached");
+            match store(&entry_path, &entry) {
+                Ok(()) => prune(
+                    entry_path.parent().expect("entries live in a directory"),
+                    MAX_ENTRIES,
+                ),
+                Err(error) => {
+                    tracing::debug!(path = %entry_path.display(), %error, "stripped module not cached");
+                }
             }
         }
         Ok(analysis)
@@ -126,6 +132,36 @@ fn read_verified(path: &Path) -> Option<Entry> {
         return None;
     }
     serde_json::from_slice(body).ok()
+}
+
+/// The most entries kept for one build: every version of every file an author edits is an
+/// entry, so the oldest go once there are more.
+const MAX_ENTRIES: usize = 1_000;
+
+/// Deletes the least recently written entries of `dir` until at most `keep` are left. Runs only
+/// after a store (a file stripped for the first time), never on a load from the cache.
+fn prune(dir: &Path, keep: usize) {
+    let Ok(read) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let mut entries: Vec<(std::time::SystemTime, PathBuf)> = read
+        .flatten()
+        .filter(|entry| {
+            entry
+                .path()
+                .extension()
+                .is_some_and(|suffix| suffix == "json")
+        })
+        .filter_map(|entry| Some((entry.metadata().ok()?.modified().ok()?, entry.path())))
+        .collect();
+    if entries.len() <= keep {
+        return;
+    }
+    entries.sort();
+    let excess = entries.len() - keep;
+    for (_, path) in entries.into_iter().take(excess) {
+        let _ = std::fs::remove_file(path);
+    }
 }
 
 /// Writes the entry atomically (temp file in the same directory + rename).
@@ -183,6 +219,34 @@ mod tests {
         let again = cache.analyse(Path::new("m.ts"), SOURCE).unwrap();
         assert_eq!(again.imports, first.imports);
         assert!(read_verified(&entry).is_some(), "rewritten whole");
+    }
+
+    #[test]
+    fn only_the_most_recently_written_entries_are_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let cache = ModuleCache::in_dir(dir.path());
+        for version in 0..4 {
+            cache
+                .analyse(
+                    Path::new("m.ts"),
+                    &format!("export const version = {version};"),
+                )
+                .unwrap();
+            // Distinct modification times on file systems with coarse clocks.
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        assert_eq!(entries(dir.path()).len(), 4);
+        prune(&dir.path().join(fingerprint()), 2);
+        let kept: Vec<String> = entries(dir.path())
+            .iter()
+            .map(|path| std::fs::read_to_string(path).unwrap())
+            .collect();
+        assert_eq!(kept.len(), 2);
+        assert!(
+            kept.iter()
+                .all(|text| text.contains("version = 2") || text.contains("version = 3")),
+            "{kept:?}"
+        );
     }
 
     #[test]

@@ -127,7 +127,10 @@ fn admit_and_spawn(
     let threads = std::thread::available_parallelism()
         .map_or(2, std::num::NonZero::get)
         .min(found.len());
-    let mut started: Vec<(usize, Result<PendingLoad, String>)> = std::thread::scope(|scope| {
+    // One slot per file, in `found`'s order; what no thread reached (none could start) stays empty.
+    let mut slots: Vec<Option<Result<PendingLoad, String>>> =
+        std::iter::repeat_with(|| None).take(found.len()).collect();
+    std::thread::scope(|scope| {
         let handles: Vec<_> = (0..threads)
             .map(|_| {
                 std::thread::Builder::new()
@@ -136,7 +139,6 @@ fn admit_and_spawn(
                     .spawn_scoped(scope, admit_next)
             })
             .collect();
-        let mut started = Vec::new();
         for handle in handles {
             match handle
                 .map_err(|error| error.to_string())
@@ -145,29 +147,25 @@ fn admit_and_spawn(
                         .join()
                         .map_err(|_| "an admission thread panicked".to_string())
                 }) {
-                Ok(done) => started.extend(done),
+                Ok(done) => {
+                    for (index, started) in done {
+                        slots[index] = Some(started);
+                    }
+                }
                 Err(error) => {
                     tracing::error!(target: "earshot::extension", %error, "extensions not admitted")
                 }
             }
         }
-        started
     });
-    // What no thread reached (a thread could not start) is reported, not lost.
-    let mut reached = vec![false; found.len()];
-    for (index, _) in &started {
-        reached[*index] = true;
-    }
-    for (index, reached) in reached.iter().enumerate() {
-        if !reached {
-            started.push((
-                index,
-                Err("not loaded: earshot could not start a thread to read it".to_string()),
-            ));
-        }
-    }
-    started.sort_by_key(|(index, _)| *index);
-    started.into_iter().map(|(_, started)| started).collect()
+    slots
+        .into_iter()
+        .map(|slot| {
+            slot.unwrap_or_else(|| {
+                Err("not loaded: earshot could not start a thread to read it".to_string())
+            })
+        })
+        .collect()
 }
 
 /// An extension that loaded: its thread, and each tool with its compiled input schema.

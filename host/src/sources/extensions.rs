@@ -75,9 +75,7 @@ pub struct ExtensionSnapshot {
 /// # Errors
 /// A description when a file of the graph cannot be read.
 pub fn extension_snapshot(entry: &Path) -> Result<ExtensionSnapshot, String> {
-    extension_snapshot_with(entry, &mut |path: &Path, source: &str| {
-        imports_of(path, source)
-    })
+    extension_snapshot_with(entry, &mut imports_of)
 }
 
 /// Gives the relative imports of one file of an extension's graph (its path and text), or why the

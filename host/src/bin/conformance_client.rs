@@ -7,6 +7,12 @@
 //! `earshot` does, and for `tools_call` calls `add_numbers` through the gate and both sandboxes;
 //! for `elicitation-sep1034-client-defaults` it calls the scenario's tool and accepts the form
 //! with its defaults.
+//!
+//! For the `auth/*` scenarios it logs in through the product's own path (`McpServers::login`:
+//! discovery, registration or the configured client, PKCE, the browser in `EARSHOT_BROWSER`, the
+//! loopback listener, the exchange, the token store), with step-up allowed, then calls the first
+//! tool the server lists. `MCP_CONFORMANCE_CONTEXT` (pre-registration) becomes the entry's
+//! `oauth.clientId` and `oauth.clientSecret`.
 
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -14,6 +20,7 @@ use std::sync::Arc;
 use earshot_host::BoxFuture;
 use earshot_host::gate::NonInteractivePrompter;
 use earshot_host::host::HostBuilder;
+use earshot_host::mcp::oauth::{BROWSER_VARIABLE, Browser};
 use earshot_host::mcp::{ElicitationAnswer, ElicitationRequest, Elicitor, ServerState};
 use earshot_host::settings::Settings;
 
@@ -35,8 +42,21 @@ async fn main() -> ExitCode {
 
 async fn run(url: &str, scenario: &str) -> Result<(), String> {
     let config = tempfile::tempdir().map_err(|error| error.to_string())?;
+    let mut oauth = serde_json::json!({
+        "clientMetadataUrl": "https://conformance-test.local/client-metadata.json"
+    });
+    if let Some(context) = std::env::var("MCP_CONFORMANCE_CONTEXT")
+        .ok()
+        .and_then(|text| serde_json::from_str::<serde_json::Value>(&text).ok())
+    {
+        for (from, to) in [("client_id", "clientId"), ("client_secret", "clientSecret")] {
+            if let Some(value) = context.get(from) {
+                oauth[to] = value.clone();
+            }
+        }
+    }
     let settings = serde_json::json!({
-        "mcpServers": { "conformance": { "type": "http", "url": url } },
+        "mcpServers": { "conformance": { "type": "http", "url": url, "oauth": oauth } },
         "permissions": { "allow": ["Mcp(conformance__*)"] },
     });
     std::fs::write(config.path().join("settings.json"), settings.to_string())
@@ -47,6 +67,15 @@ async fn run(url: &str, scenario: &str) -> Result<(), String> {
         .await
         .map_err(|e| e.to_string())?;
     let servers = host.mcp().ok_or("the server is not configured")?;
+    let browser = Browser::choose(std::env::var(BROWSER_VARIABLE).ok(), None);
+    servers.allow_step_up(browser.clone());
+    for status in servers.statuses() {
+        if let ServerState::NeedsLogin(reason) = &status.state {
+            eprintln!("{}: {reason}; logging in", status.name);
+            let scopes = servers.login(&status.name, &browser).await?;
+            eprintln!("logged in with scopes {scopes:?}");
+        }
+    }
     for status in servers.statuses() {
         match &status.state {
             ServerState::Connected { tools, took } => {
@@ -56,9 +85,16 @@ async fn run(url: &str, scenario: &str) -> Result<(), String> {
         }
     }
     // Scenarios whose server checks what happens around one call of its tool.
+    host.refresh_changed_tools().await;
+    let first_tool = host
+        .registry()
+        .tools()
+        .map(|tool| tool.id.namespaced())
+        .find_map(|name| name.strip_prefix("conformance__").map(str::to_string));
     let scenario_tool = match scenario {
-        "elicitation-sep1034-client-defaults" => Some("test_client_elicitation_defaults"),
-        "sse-retry" => Some("test_reconnection"),
+        "elicitation-sep1034-client-defaults" => Some("test_client_elicitation_defaults".to_string()),
+        "sse-retry" => Some("test_reconnection".to_string()),
+        auth if auth.starts_with("auth/") => first_tool,
         _ => None,
     };
     if let Some(tool) = scenario_tool {

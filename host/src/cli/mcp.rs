@@ -129,6 +129,18 @@ pub(crate) enum McpCommand {
         /// The server's name.
         name: String,
     },
+    /// Log in to an HTTP server that requires OAuth: opens the browser (EARSHOT_BROWSER or
+    /// mcp.oauth.browser; `none` prints the URL and accepts the redirected address on stdin)
+    /// and stores the tokens under your config dir.
+    Login {
+        /// The server's name.
+        name: String,
+    },
+    /// Delete a server's stored OAuth tokens.
+    Logout {
+        /// The server's name.
+        name: String,
+    },
 }
 
 /// A settings file named on the command line.
@@ -168,6 +180,8 @@ pub(crate) async fn run(context: &Context, command: McpCommand) -> CommandResult
         McpCommand::Get { name, json } => get(context, &name, json).await,
         McpCommand::Trust { name } => trust(context, &name),
         McpCommand::Untrust { name } => untrust(context, &name),
+        McpCommand::Login { name } => super::mcp_login::login_command(context, &name).await,
+        McpCommand::Logout { name } => super::mcp_login::logout_command(context, &name),
         McpCommand::AddJson { scope, name, json } => {
             let definition: serde_json::Value = serde_json::from_str(&json).map_err(|error| {
                 Failure::new(format!("the definition of \"{name}\" is not JSON: {error}"))
@@ -409,7 +423,7 @@ fn servers(context: &Context) -> Vec<ServerEntry> {
 }
 
 /// Connects to every admitted server (or just `only`), with a progress line on a terminal.
-async fn connect(context: &Context, only: Option<&str>) -> McpServers {
+pub(crate) async fn connect(context: &Context, only: Option<&str>) -> McpServers {
     let total = servers(context)
         .iter()
         .filter(|entry| only.is_none_or(|name| entry.name == name))
@@ -464,6 +478,7 @@ fn state_text(state: &ServerState) -> String {
         ServerState::Failed(reason) => format!("failed: {reason}"),
         ServerState::Died(reason) => format!("died: {reason}"),
         ServerState::Starting => "starting".into(),
+        ServerState::NeedsLogin(reason) => reason.clone(),
     }
 }
 
@@ -478,6 +493,7 @@ fn state_json(state: &ServerState) -> serde_json::Value {
         ServerState::Failed(reason) => json!({"state": "failed", "reason": reason}),
         ServerState::Died(reason) => json!({"state": "died", "reason": reason}),
         ServerState::Starting => json!({"state": "starting"}),
+        ServerState::NeedsLogin(reason) => json!({"state": "needs-login", "reason": reason}),
     }
 }
 

@@ -4,6 +4,7 @@ mod acp;
 mod context;
 mod files;
 mod mcp;
+mod mcp_login;
 mod mcp_prompts;
 mod mcp_resources;
 mod output;

@@ -37,7 +37,9 @@ pub fn load_mcp_tools(
             ServerState::AwaitingTrust(explanation) => {
                 registry.report(SourceKind::Mcp, &status.name, explanation.clone())
             }
-            ServerState::Failed(reason) | ServerState::Died(reason) => {
+            ServerState::Failed(reason)
+            | ServerState::Died(reason)
+            | ServerState::NeedsLogin(reason) => {
                 registry.report(SourceKind::Mcp, &status.name, reason.clone())
             }
             ServerState::Starting => {}

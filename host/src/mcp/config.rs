@@ -9,6 +9,7 @@ use crate::names::{NameError, check_source_name};
 use crate::settings::{Layer, Settings};
 
 use super::expand::{ExpandError, expand};
+use super::oauth::{OAuthBlock, parse_oauth_block};
 
 /// How earshot talks to a server.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
@@ -32,6 +33,10 @@ pub enum Transport {
         url: String,
         /// Headers sent with every request.
         headers: BTreeMap<String, String>,
+        /// The `oauth` block as written (`false` turns OAuth off); absent, OAuth still applies
+        /// with discovered settings unless an `Authorization` header is given.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        oauth: Option<OAuthBlock>,
     },
 }
 
@@ -115,6 +120,9 @@ impl SessionServer {
                 transport: Transport::Http {
                     url: self.url.clone(),
                     headers: self.headers.clone(),
+                    // A client's session server brings its own headers; earshot keeps no
+                    // tokens for it.
+                    oauth: Some(OAuthBlock::Off),
                 },
                 timeout_ms: None,
                 call_timeout_ms: None,
@@ -170,7 +178,7 @@ pub fn read_servers(settings: &Settings, env: &dyn Fn(&str) -> Option<String>) -
         for (name, raw) in servers {
             let definition = check_source_name(name)
                 .map_err(|error: NameError| format!("invalid server name: {error}"))
-                .and_then(|()| parse_definition(raw, env));
+                .and_then(|()| parse_definition(raw, file.layer, env));
             if let Some(existing) = entries.iter_mut().find(|entry| entry.name == *name) {
                 if file.layer == Layer::Project && existing.layer.owned_by_user() {
                     existing.refused.push(format!(
@@ -203,6 +211,7 @@ pub fn read_servers(settings: &Settings, env: &dyn Fn(&str) -> Option<String>) -
 
 fn parse_definition(
     raw: &Value,
+    layer: Layer,
     env: &dyn Fn(&str) -> Option<String>,
 ) -> Result<ServerDefinition, String> {
     let Some(object) = raw.as_object() else {
@@ -254,6 +263,7 @@ fn parse_definition(
             Transport::Http {
                 url,
                 headers: string_map("headers")?,
+                oauth: parse_oauth_block(object.get("oauth"), layer, env)?,
             }
         }
         Some("sse") => {

@@ -18,7 +18,11 @@ use serde_json::Value;
 
 use super::client_handler::EarshotClient;
 use super::config::{ServerDefinition, Transport};
-use super::http::http_transport;
+use super::http::{http_client, http_config};
+use super::oauth::{Challenge, OAuthTarget, authorized_client};
+use rmcp::service::ClientInitializeError;
+use rmcp::transport::StreamableHttpClientTransport;
+use rmcp::transport::streamable_http_client::StreamableHttpClient;
 use super::process_group::SHUTDOWN_GRACE;
 use super::stderr_tail::shorten;
 use super::stdio::{Ending, GroupShutdown, PipeReport, spawn_stdio};
@@ -65,6 +69,25 @@ pub enum CallFailure {
     /// The server answered with a JSON-RPC error.
     #[error("answered with an error: {0}")]
     Refused(String),
+    /// The server answered 401 or 403 with this challenge: it needs a login, or (a 403
+    /// `insufficient_scope`) more scopes than the login granted.
+    #[error("asked for authorization")]
+    NeedsAuthorization(Challenge),
+}
+
+/// Why a connection could not be made.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ConnectError {
+    /// One line saying what happened (without the server's name).
+    Failed(String),
+    /// The server asked for authorization (at initialize or its first listing).
+    NeedsLogin(Challenge),
+}
+
+impl From<String> for ConnectError {
+    fn from(reason: String) -> ConnectError {
+        ConnectError::Failed(reason)
+    }
 }
 
 /// A connected server.
@@ -73,6 +96,10 @@ pub struct Connection {
     handler: EarshotClient,
     child: Option<(PipeReport, GroupShutdown)>,
     ended: Mutex<Option<Ending>>,
+    /// The HTTP server's URL (challenges are read relative to it).
+    url: Option<String>,
+    /// The last authorization challenge a request met.
+    challenged: Mutex<Option<Challenge>>,
     /// The stdio server's process id.
     pub pid: Option<u32>,
 }
@@ -101,6 +128,9 @@ pub fn seconds(duration: Duration) -> String {
 /// Starts (or connects to) the server in `cwd` and lists its tools, all within `timeout`. The
 /// project (when there is one) is the server's one MCP root.
 ///
+/// An HTTP server is authorized through `oauth` when given (its stored token, refreshed as
+/// needed); a server that answers with a challenge is [`ConnectError::NeedsLogin`].
+///
 /// # Errors
 /// One line (without the server's name) saying what happened, with how its stderr ended.
 pub async fn connect(
@@ -108,7 +138,8 @@ pub async fn connect(
     cwd: &Path,
     handler: EarshotClient,
     timeout: Duration,
-) -> Result<Connected, String> {
+    oauth: Option<&OAuthTarget>,
+) -> Result<Connected, ConnectError> {
     let started = Instant::now();
     let (service, child, pid) = match &definition.transport {
         Transport::Stdio {
@@ -121,7 +152,9 @@ pub async fn connect(
                 .as_deref()
                 .map(|own| cwd.join(own))
                 .unwrap_or_else(|| cwd.to_path_buf());
-            let child = spawn_stdio(command, args, env, &dir).await?;
+            let child = spawn_stdio(command, args, env, &dir)
+                .await
+                .map_err(ConnectError::Failed)?;
             let report = child.report.clone();
             let transport = child
                 .transport
@@ -131,49 +164,59 @@ pub async fn connect(
                 Ok(Err(error)) => {
                     let ending = settled_ending(&report).await;
                     child.shutdown.shut_down(SHUTDOWN_GRACE).await;
-                    return Err(match ending {
+                    return Err(ConnectError::Failed(match ending {
                         Some(ending) => ending.sentence(" before answering initialize"),
                         None => format!(
                             "failed during initialize: {}{}",
                             one_line(&error.to_string()),
                             report.stderr.report_suffix()
                         ),
-                    });
+                    }));
                 }
                 Err(_) => {
                     child.shutdown.shut_down(SHUTDOWN_GRACE).await;
-                    return Err(format!(
+                    return Err(ConnectError::Failed(format!(
                         "did not answer initialize within {}{}",
                         seconds(timeout),
                         report.stderr.report_suffix()
-                    ));
+                    )));
                 }
             }
         }
-        Transport::Http { url, headers } => {
-            let transport = http_transport(url, headers)?;
-            match tokio::time::timeout(timeout, handler.clone().serve(transport)).await {
-                Ok(Ok(service)) => (service, None, None),
-                Ok(Err(error)) => {
-                    return Err(format!(
-                        "failed during initialize at {url}: {}",
-                        http_failure(&error.to_string())
-                    ));
+        Transport::Http { url, headers, .. } => {
+            let config = http_config(url, headers)?;
+            let service = match oauth {
+                Some(target) => {
+                    let client = authorized_client(
+                        url,
+                        &target.store,
+                        &target.key,
+                        &target.settings,
+                        http_client()?,
+                    )
+                    .await?;
+                    let transport = StreamableHttpClientTransport::with_client(client, config);
+                    serve_http(&handler, transport, url, timeout).await?
                 }
-                Err(_) => {
-                    return Err(format!(
-                        "did not answer initialize at {url} within {}",
-                        seconds(timeout)
-                    ));
+                None => {
+                    let transport = StreamableHttpClientTransport::with_client(http_client()?, config);
+                    serve_http(&handler, transport, url, timeout).await?
                 }
-            }
+            };
+            (service, None, None)
         }
+    };
+    let url = match &definition.transport {
+        Transport::Http { url, .. } => Some(url.clone()),
+        Transport::Stdio { .. } => None,
     };
     let connection = Connection {
         service,
         handler,
         child,
         ended: Mutex::new(None),
+        url,
+        challenged: Mutex::new(None),
         pid,
     };
     // The server may announce a change right after initialize; the list below is current.
@@ -186,18 +229,56 @@ pub async fn connect(
             took: started.elapsed(),
         }),
         Ok(Err(error)) => {
+            let challenge = connection.take_challenge();
             connection.close(SHUTDOWN_GRACE).await;
-            Err(error)
+            Err(match challenge {
+                Some(challenge) => ConnectError::NeedsLogin(challenge),
+                None => ConnectError::Failed(error),
+            })
         }
         Err(_) => {
             let suffix = connection.stderr_suffix();
             connection.close(SHUTDOWN_GRACE).await;
-            Err(format!(
+            Err(ConnectError::Failed(format!(
                 "did not list its tools within {}{suffix}",
                 seconds(timeout)
-            ))
+            )))
         }
     }
+}
+
+/// Initializes a session over an HTTP transport, within `timeout`; a challenge at initialize is
+/// [`ConnectError::NeedsLogin`].
+async fn serve_http<C>(
+    handler: &EarshotClient,
+    transport: StreamableHttpClientTransport<C>,
+    url: &str,
+    timeout: Duration,
+) -> Result<RunningService<RoleClient, EarshotClient>, ConnectError>
+where
+    C: StreamableHttpClient + Send + Sync + 'static,
+{
+    match tokio::time::timeout(timeout, handler.clone().serve(transport)).await {
+        Ok(Ok(service)) => Ok(service),
+        Ok(Err(error)) => Err(initialize_failure(&error, url)),
+        Err(_) => Err(ConnectError::Failed(format!(
+            "did not answer initialize at {url} within {}",
+            seconds(timeout)
+        ))),
+    }
+}
+
+fn initialize_failure(error: &ClientInitializeError, url: &str) -> ConnectError {
+    if let Some(header) = error.auth_challenge() {
+        return ConnectError::NeedsLogin(Challenge::parse(header, url));
+    }
+    if error.is_authorization_required() {
+        return ConnectError::NeedsLogin(Challenge::parse("Bearer", url));
+    }
+    ConnectError::Failed(format!(
+        "failed during initialize at {url}: {}",
+        http_failure(&error.to_string())
+    ))
 }
 
 /// Waits briefly for a child's exit or flood to be recorded, so a report can say which.
@@ -225,7 +306,7 @@ fn http_failure(text: &str) -> String {
         return format!("{} (is it running and listening there?)", one_line(core));
     }
     if core.contains("Auth required") {
-        return "it answered 401: it needs authorization (set an Authorization header under \"headers\")".into();
+        return "it answered 401: it needs authorization (its Authorization header was refused)".into();
     }
     one_line(core)
 }
@@ -473,7 +554,24 @@ impl Connection {
         }
     }
 
+    /// The challenge the last failed request met, if any (taken: each is reported once).
+    pub fn take_challenge(&self) -> Option<Challenge> {
+        self.challenged
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .take()
+    }
+
     async fn describe_failure(&self, error: ServiceError, what: &str) -> CallFailure {
+        let challenge = error
+            .auth_challenge()
+            .map(str::to_string)
+            .or_else(|| error.is_authorization_required().then(|| "Bearer".to_string()));
+        if let Some(header) = challenge {
+            let challenge = Challenge::parse(&header, self.url.as_deref().unwrap_or(""));
+            *self.challenged.lock().unwrap_or_else(|p| p.into_inner()) = Some(challenge.clone());
+            return CallFailure::NeedsAuthorization(challenge);
+        }
         match error {
             ServiceError::Timeout { timeout } => CallFailure::TimedOut(seconds(timeout)),
             ServiceError::McpError(error) => CallFailure::Refused(one_line(&error.message)),

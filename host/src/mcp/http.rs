@@ -1,11 +1,10 @@
-//! The streamable HTTP transport: rmcp's client over reqwest (rustls with the ring provider),
-//! with the entry's headers and bounded response sizes.
+//! The streamable HTTP transport's parts: rmcp's client over reqwest (rustls with the ring
+//! provider), with the entry's headers and bounded response sizes.
 
 use std::collections::{BTreeMap, HashMap};
 use std::time::Duration;
 
 use http::{HeaderName, HeaderValue};
-use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 
 /// The largest JSON body or SSE event accepted from an HTTP server.
@@ -14,15 +13,26 @@ pub const MAX_HTTP_MESSAGE_BYTES: usize = 16 << 20;
 /// How long connecting to an HTTP server may take.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 
-/// A transport for `url` that sends `headers` with every request.
+/// The reqwest client of one HTTP server's session (rustls with the ring provider).
 ///
 /// # Errors
-/// One line naming a header that is not valid HTTP, or a client that cannot be built.
-pub fn http_transport(
+/// One line when the client cannot be built.
+pub fn http_client() -> Result<reqwest::Client, String> {
+    crate::tls::install_crypto_provider();
+    reqwest::Client::builder()
+        .connect_timeout(CONNECT_TIMEOUT)
+        .build()
+        .map_err(|error| format!("could not build an HTTP client: {error}"))
+}
+
+/// The transport settings for `url`: its headers and the size caps.
+///
+/// # Errors
+/// One line naming a header that is not valid HTTP.
+pub fn http_config(
     url: &str,
     headers: &BTreeMap<String, String>,
-) -> Result<StreamableHttpClientTransport<reqwest::Client>, String> {
-    crate::tls::install_crypto_provider();
+) -> Result<StreamableHttpClientTransportConfig, String> {
     let mut custom_headers = HashMap::new();
     for (name, value) in headers {
         let header = HeaderName::try_from(name.as_str())
@@ -31,13 +41,9 @@ pub fn http_transport(
             .map_err(|_| format!("the value of header \"{name}\" is not valid HTTP"))?;
         custom_headers.insert(header, value);
     }
-    let client = reqwest::Client::builder()
-        .connect_timeout(CONNECT_TIMEOUT)
-        .build()
-        .map_err(|error| format!("could not build an HTTP client: {error}"))?;
     let mut config = StreamableHttpClientTransportConfig::with_uri(url.to_string());
     config.custom_headers = custom_headers;
     config.max_json_response_size = MAX_HTTP_MESSAGE_BYTES;
     config.max_sse_event_size = MAX_HTTP_MESSAGE_BYTES;
-    Ok(StreamableHttpClientTransport::with_client(client, config))
+    Ok(config)
 }

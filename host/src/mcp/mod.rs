@@ -16,6 +16,7 @@
 //! * `resources` — resources for the user and the model (`list_mcp_resources`, `read_mcp_resource`).
 //! * `notifications` — servers' progress (to a callback) and log messages (to tracing), rate-limited.
 //! * `http` — the streamable HTTP transport.
+//! * `oauth` — logins, tokens and refresh for HTTP servers that require OAuth.
 //! * `search` — BM25 ranking for `tool_search`.
 
 mod admission;
@@ -27,6 +28,7 @@ mod elicitation;
 mod expand;
 mod http;
 mod notifications;
+pub mod oauth;
 mod process_group;
 mod prompts;
 mod resources;
@@ -45,7 +47,7 @@ pub use child_env::{INHERITED_VARIABLES, minimal_environment};
 pub use config::{
     PROJECT_DIR_VARIABLE, ServerDefinition, ServerEntry, SessionServer, Transport, read_servers,
 };
-pub use connection::{CallFailure, cancel_in_flight, seconds};
+pub use connection::{CallFailure, ConnectError, cancel_in_flight, seconds};
 pub use elicitation::{
     Choice, DeclineElicitations, ElicitationAnswer, ElicitationField, ElicitationRequest, Elicitor,
     FieldKind,

@@ -14,7 +14,8 @@ use crate::settings::{Layer, Settings};
 use super::admission::{effective_entry, start_dir};
 use super::client_handler::EarshotClient;
 use super::config::{ServerDefinition, ServerEntry, SessionServer, Transport, read_servers};
-use super::connection::{CallFailure, Connected, Connection, connect, seconds};
+use super::connection::{CallFailure, ConnectError, Connected, Connection, connect, seconds};
+use super::oauth::{Browser, CALLBACK_TIMEOUT, Challenge, LoginRequest, OAuthTarget, login};
 use super::elicitation::{Elicitor, ElicitorSlot};
 use super::notifications::{CallProgressCallback, ProgressSlot};
 use super::process_group::SHUTDOWN_GRACE;
@@ -97,7 +98,14 @@ pub enum ServerState {
     Died(String),
     /// Admitted and connecting.
     Starting,
+    /// An HTTP server that answered with an authorization challenge; the text says which
+    /// command logs in.
+    NeedsLogin(String),
 }
+
+/// The most scope step-ups (re-authorizations for a 403 `insufficient_scope`) per server in one
+/// session; a call gets at most one.
+pub const MAX_STEP_UPS_PER_SERVER: u32 = 3;
 
 /// One server as `mcp list` shows it.
 #[derive(Debug, Clone)]
@@ -145,6 +153,13 @@ struct Slot {
     restarted: Mutex<bool>,
     /// Set when a restart brought a new tool list that the registry has not seen.
     tools_replaced: Mutex<bool>,
+    /// Where its OAuth tokens are, when OAuth applies to it.
+    oauth: Option<OAuthTarget>,
+    /// Scope step-ups so far this session.
+    step_ups: Mutex<u32>,
+    /// While it needs a login: the challenge it answered with, and the stored token it refused
+    /// (a different token in the store, from a login in another process, is tried once).
+    login_wanted: Mutex<Option<(Challenge, Option<String>)>>,
 }
 
 impl Slot {
@@ -164,6 +179,27 @@ impl Slot {
             .and_then(|d| d.call_timeout_ms)
             .map(Duration::from_millis)
             .unwrap_or(options.call_timeout)
+    }
+
+    /// Records that the server needs a login (see `login_wanted`).
+    fn want_login(&self, challenge: Challenge) {
+        let refused = self.oauth.as_ref().and_then(OAuthTarget::stored_token_fingerprint);
+        *self.login_wanted.lock().unwrap_or_else(|p| p.into_inner()) = Some((challenge, refused));
+    }
+
+    /// Whether the store now holds a token other than the one the server refused.
+    fn has_new_login(&self) -> bool {
+        let Some(target) = &self.oauth else {
+            return false;
+        };
+        let wanted = self.login_wanted.lock().unwrap_or_else(|p| p.into_inner());
+        match &*wanted {
+            Some((_, refused)) => {
+                let now = target.stored_token_fingerprint();
+                now.is_some() && now != *refused
+            }
+            None => false,
+        }
     }
 
     fn set(&self, live: Live) -> Option<Arc<Connection>> {
@@ -201,6 +237,8 @@ pub struct McpServers {
     elicitor: ElicitorSlot,
     /// Where the progress of calls goes.
     progress: ProgressSlot,
+    /// How a step-up login opens its URL; none: a 403 `insufficient_scope` fails the call.
+    step_up_browser: Mutex<Option<Browser>>,
 }
 
 impl McpServers {
@@ -245,7 +283,13 @@ impl McpServers {
             .map(|entry| effective_entry(settings, entry))
             .map(|(entry, admitted)| {
                 let state = admit(&entry, admitted);
+                let oauth = entry.definition.as_ref().ok().and_then(|definition| {
+                    OAuthTarget::of(settings, &entry.name, entry.layer, &definition.transport)
+                });
                 Slot {
+                    oauth,
+                    step_ups: Mutex::new(0),
+                    login_wanted: Mutex::new(None),
                     cwd: start_dir(settings, &entry),
                     project_root: settings
                         .project
@@ -266,6 +310,7 @@ impl McpServers {
             calls: tokio::sync::Mutex::new(()),
             elicitor: ElicitorSlot::default(),
             progress: ProgressSlot::default(),
+            step_up_browser: Mutex::new(None),
         };
         servers.connect_admitted(progress).await;
         servers
@@ -290,9 +335,12 @@ impl McpServers {
                 let cwd = slot.cwd.clone();
                 let handler = self.handler_for(slot);
                 let timeout = slot.startup_timeout(&self.options);
-                set.spawn(
-                    async move { (index, connect(&definition, &cwd, handler, timeout).await) },
-                );
+                let oauth = slot.oauth.clone();
+                set.spawn(async move {
+                    let connected =
+                        connect(&definition, &cwd, handler, timeout, oauth.as_ref()).await;
+                    (index, connected)
+                });
             }
             let mut done = 0;
             while let Some(joined) = set.join_next().await {
@@ -300,7 +348,10 @@ impl McpServers {
                     continue;
                 };
                 let slot = &self.slots[index];
-                slot.set(live_of(result));
+                if let Err(ConnectError::NeedsLogin(challenge)) = &result {
+                    slot.want_login(challenge.clone());
+                }
+                slot.set(live_of(&slot.entry.name, result));
                 done += 1;
                 progress(StartProgress {
                     finished: &slot.entry.name,
@@ -329,6 +380,17 @@ impl McpServers {
             self.elicitor.clone(),
             self.progress.clone(),
         )
+    }
+
+    /// Lets a 403 `insufficient_scope` re-authorize with the union of the scopes (at most one
+    /// step-up per call, [`MAX_STEP_UPS_PER_SERVER`] per server), opening the URL with
+    /// `browser`. For embedders with a user at hand (a terminal); without it such a call fails
+    /// with the command that grants the scopes.
+    pub fn allow_step_up(&self, browser: Browser) {
+        *self
+            .step_up_browser
+            .lock()
+            .unwrap_or_else(|p| p.into_inner()) = Some(browser);
     }
 
     /// Reports the progress servers send during calls to `callback` from now on.
@@ -401,6 +463,14 @@ impl McpServers {
     pub async fn refresh_changed(&self) -> Vec<String> {
         let mut changed = Vec::new();
         for slot in &self.slots {
+            let waiting = matches!(
+                &*slot.live.lock().unwrap_or_else(|p| p.into_inner()),
+                Live::Down(ServerState::NeedsLogin(_))
+            );
+            if waiting && slot.has_new_login() && self.reconnect(slot).await.is_ok() {
+                changed.push(slot.entry.name.clone());
+                continue;
+            }
             let restarted = std::mem::take(
                 &mut *slot
                     .tools_replaced
@@ -455,8 +525,9 @@ impl McpServers {
                 },
             ));
         };
-        self.request(server, tool, |connection, timeout| async move {
-            connection.call(tool, arguments, timeout).await
+        self.request(server, tool, |connection, timeout| {
+            let arguments = arguments.clone();
+            async move { connection.call(tool, arguments, timeout).await }
         })
         .await
     }
@@ -473,8 +544,9 @@ impl McpServers {
         arguments: serde_json::Map<String, Value>,
     ) -> Result<CallOutcome, CallError> {
         let what = format!("prompt {name}");
-        self.request(server, &what, |connection, timeout| async move {
-            connection.get_prompt(name, arguments, timeout).await
+        self.request(server, &what, |connection, timeout| {
+            let arguments = arguments.clone();
+            async move { connection.get_prompt(name, arguments, timeout).await }
         })
         .await
     }
@@ -590,7 +662,7 @@ impl McpServers {
         send: Send,
     ) -> Result<CallOutcome, CallError>
     where
-        Send: FnOnce(Arc<Connection>, Duration) -> Answer,
+        Send: Fn(Arc<Connection>, Duration) -> Answer,
         Answer: std::future::Future<Output = Result<Value, CallFailure>>,
     {
         let _one_at_a_time = self.calls.lock().await;
@@ -610,14 +682,17 @@ impl McpServers {
             }
         };
         let timeout = slot.call_timeout(&self.options);
-        let noise_before = connection.noise_lines();
-        // rmcp's own timeout can wait on a blocked pipe; this one cannot.
-        let answer = tokio::time::timeout(
-            timeout + Duration::from_secs(2),
-            send(connection.clone(), timeout),
-        )
-        .await
-        .unwrap_or_else(|_| Err(CallFailure::TimedOut(seconds(timeout))));
+        let mut noise_before = connection.noise_lines();
+        let mut connection = connection;
+        let mut answer = send_within(&send, &connection, timeout).await;
+        if let Err(CallFailure::NeedsAuthorization(challenge)) = &answer
+            && challenge.insufficient_scope
+            && let Some(stepped_up) = self.step_up(slot, challenge.clone()).await
+        {
+            connection = stepped_up;
+            noise_before = connection.noise_lines();
+            answer = send_within(&send, &connection, timeout).await;
+        }
         // A call that failed any other way on a connection that has meanwhile ended (a stdin
         // that stopped draining, say) is reported with that ending.
         let answer = match (answer, connection.ended()) {
@@ -654,6 +729,33 @@ impl McpServers {
                     FailureCause::ServerGone {
                         server: server.to_string(),
                         restartable,
+                    },
+                ))
+            }
+            Err(CallFailure::NeedsAuthorization(challenge)) if challenge.insufficient_scope => {
+                let scope = challenge
+                    .scope
+                    .map(|scope| format!(" ({scope})"))
+                    .unwrap_or_default();
+                Err(CallError::failed(
+                    format!(
+                        "server \"{server}\" refused {what}: the login lacks the scopes it needs{scope}; run `earshot mcp login {server}` to grant them"
+                    ),
+                    FailureCause::Transport {
+                        server: server.to_string(),
+                    },
+                ))
+            }
+            Err(CallFailure::NeedsAuthorization(challenge)) => {
+                slot.want_login(challenge);
+                let reason = needs_login(server);
+                if let Some(old) = slot.set(Live::Down(ServerState::NeedsLogin(reason.clone()))) {
+                    self.close_in_background(old);
+                }
+                Err(CallError::failed(
+                    format!("server \"{server}\" {reason}"),
+                    FailureCause::ServerUnavailable {
+                        server: server.to_string(),
                     },
                 ))
             }
@@ -719,9 +821,139 @@ impl McpServers {
             Live::Down(ServerState::Failed(reason)) => Err(unavailable(format!(
                 "server \"{name}\" is not connected: {reason}"
             ))),
+            Live::Down(ServerState::NeedsLogin(reason)) => {
+                Err(unavailable(format!("server \"{name}\" {reason}")))
+            }
             Live::Down(ServerState::Connected { .. } | ServerState::Starting) => {
                 Err(unavailable(format!("server \"{name}\" is not connected")))
             }
+        }
+    }
+
+    /// Re-authorizes `slot`'s server with the scopes `challenge` asks for on top of the ones
+    /// granted, then connects again; the new connection, or none when step-ups are not allowed
+    /// here, this server had its share, or the login failed (reported on stderr by the login).
+    async fn step_up(&self, slot: &Slot, challenge: Challenge) -> Option<Arc<Connection>> {
+        let browser = self
+            .step_up_browser
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()?;
+        slot.oauth.as_ref()?;
+        {
+            let mut step_ups = slot.step_ups.lock().unwrap_or_else(|p| p.into_inner());
+            if *step_ups >= MAX_STEP_UPS_PER_SERVER {
+                return None;
+            }
+            *step_ups += 1;
+        }
+        if let Err(error) = self.run_login(slot, Some(challenge), &browser).await {
+            tracing::warn!(server = %slot.entry.name, "step-up failed: {error}");
+            return None;
+        }
+        let connection = self.reconnect(slot).await.ok()?;
+        Some(connection)
+    }
+
+    /// Logs in to `server` (the one-shot flow of `earshot mcp login`, opening the URL with
+    /// `browser`) and connects it again with the new token; its tools are picked up by the next
+    /// listing. Returns the scopes granted. For embedders that show a server as `needs login`
+    /// and let the user log in without restarting the session.
+    ///
+    /// # Errors
+    /// One line: no such server, not an OAuth server, not started (trust), or the login or the
+    /// connection after it failed.
+    pub async fn login(&self, server: &str, browser: &Browser) -> Result<Vec<String>, String> {
+        let slot = self
+            .slot(server)
+            .ok_or_else(|| format!("no MCP server named \"{server}\""))?;
+        if let Live::Down(ServerState::AwaitingTrust(why) | ServerState::Failed(why)) =
+            &*slot.live.lock().unwrap_or_else(|p| p.into_inner())
+        {
+            return Err(format!("server \"{server}\" is not started: {why}"));
+        }
+        let challenge = slot
+            .login_wanted
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .as_ref()
+            .map(|(challenge, _)| challenge.clone());
+        let scopes = self.run_login(slot, challenge, browser).await?;
+        self.reconnect(slot).await?;
+        Ok(scopes)
+    }
+
+    async fn run_login(
+        &self,
+        slot: &Slot,
+        challenge: Option<Challenge>,
+        browser: &Browser,
+    ) -> Result<Vec<String>, String> {
+        let name = &slot.entry.name;
+        let target = slot
+            .oauth
+            .as_ref()
+            .ok_or_else(|| format!("server \"{name}\" does not use OAuth"))?;
+        let definition = slot
+            .definition()
+            .ok_or_else(|| format!("server \"{name}\" cannot start"))?;
+        let Transport::Http { url, headers, .. } = &definition.transport else {
+            return Err(format!("server \"{name}\" is not an HTTP server"));
+        };
+        login(LoginRequest {
+            server: name,
+            url,
+            headers,
+            settings: &target.settings,
+            store: &target.store,
+            key: &target.key,
+            challenge,
+            browser,
+            timeout: CALLBACK_TIMEOUT,
+        })
+        .await
+        .map_err(|error| format!("could not log in to \"{name}\": {error}"))
+    }
+
+    /// Connects `slot`'s server again (after a login) and marks its tools as replaced.
+    async fn reconnect(&self, slot: &Slot) -> Result<Arc<Connection>, String> {
+        let name = &slot.entry.name;
+        let definition = slot
+            .definition()
+            .ok_or_else(|| format!("server \"{name}\" cannot start"))?
+            .clone();
+        let result = connect(
+            &definition,
+            &slot.cwd,
+            self.handler_for(slot),
+            slot.startup_timeout(&self.options),
+            slot.oauth.as_ref(),
+        )
+        .await;
+        match result {
+            Ok(connected) => {
+                let connection = Arc::new(connected.connection);
+                *slot.login_wanted.lock().unwrap_or_else(|p| p.into_inner()) = None;
+                if let Some(old) = slot.set(Live::Up {
+                    connection: connection.clone(),
+                    tools: connected.tools,
+                    took: connected.took,
+                }) {
+                    self.close_in_background(old);
+                }
+                *slot
+                    .tools_replaced
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner()) = true;
+                Ok(connection)
+            }
+            Err(ConnectError::NeedsLogin(challenge)) => {
+                slot.want_login(challenge);
+                let reason = needs_login(name);
+                slot.set(Live::Down(ServerState::NeedsLogin(reason.clone())));
+                Err(format!("server \"{name}\" {reason}"))
+            }
+            Err(ConnectError::Failed(reason)) => Err(format!("server \"{name}\" {reason}")),
         }
     }
 
@@ -764,7 +996,7 @@ impl McpServers {
         let cwd = slot.cwd.clone();
         let handler = self.handler_for(slot);
         tokio::time::sleep(wait).await;
-        let result = connect(&definition, &cwd, handler, timeout).await;
+        let result = connect(&definition, &cwd, handler, timeout, slot.oauth.as_ref()).await;
         match result {
             Ok(Connected {
                 connection,
@@ -790,7 +1022,18 @@ impl McpServers {
                     ),
                 ))
             }
-            Err(error) => {
+            Err(ConnectError::NeedsLogin(challenge)) => {
+                slot.want_login(challenge);
+                let reason = needs_login(name);
+                slot.set(Live::Down(ServerState::NeedsLogin(reason.clone())));
+                Err(CallError::failed(
+                    format!("server \"{name}\" {reason}"),
+                    FailureCause::ServerUnavailable {
+                        server: name.clone(),
+                    },
+                ))
+            }
+            Err(ConnectError::Failed(error)) => {
                 let reason = format!("could not be restarted: {error}");
                 slot.set(Live::Down(ServerState::Died(reason.clone())));
                 Err(CallError::failed(
@@ -873,7 +1116,7 @@ fn admit(entry: &ServerEntry, admitted: Result<(), String>) -> ServerState {
     }
 }
 
-fn live_of(result: Result<Connected, String>) -> Live {
+fn live_of(name: &str, result: Result<Connected, ConnectError>) -> Live {
     match result {
         Ok(Connected {
             connection,
@@ -884,8 +1127,33 @@ fn live_of(result: Result<Connected, String>) -> Live {
             tools,
             took,
         },
-        Err(reason) => Live::Down(ServerState::Failed(reason)),
+        Err(ConnectError::Failed(reason)) => Live::Down(ServerState::Failed(reason)),
+        Err(ConnectError::NeedsLogin(_)) => Live::Down(ServerState::NeedsLogin(needs_login(name))),
     }
+}
+
+/// `needs login: run `earshot mcp login NAME``.
+fn needs_login(name: &str) -> String {
+    format!("needs login: run `earshot mcp login {name}`")
+}
+
+/// Sends one request through `send`, bounded by the call timeout (rmcp's own timeout can wait
+/// on a blocked pipe; this one cannot).
+async fn send_within<Send, Answer>(
+    send: &Send,
+    connection: &Arc<Connection>,
+    timeout: Duration,
+) -> Result<Value, CallFailure>
+where
+    Send: Fn(Arc<Connection>, Duration) -> Answer,
+    Answer: std::future::Future<Output = Result<Value, CallFailure>>,
+{
+    tokio::time::timeout(
+        timeout + Duration::from_secs(2),
+        send(connection.clone(), timeout),
+    )
+    .await
+    .unwrap_or_else(|_| Err(CallFailure::TimedOut(seconds(timeout))))
 }
 
 /// `stdio`, `http`, or `-` for an unusable definition.

@@ -1,0 +1,281 @@
+//! `earshot mcp login NAME` (and a step-up during a session): discovery from the server's
+//! challenge (RFC 9728, then RFC 8414 / OIDC, then the 2025-03-26 fallback), the client id (the
+//! configured one, else a client ID metadata document, else a stored registration with the same
+//! issuer, else dynamic registration), PKCE S256 with the `resource` parameter, the browser, the
+//! loopback callback (or a pasted URL), the code exchange, then one atomic write of the record.
+//! All of it through rmcp's `auth`; nothing is stored until the exchange succeeded.
+
+use std::time::Duration;
+
+use rmcp::transport::auth::{
+    AuthorizationCallback, AuthorizationManager, AuthorizationRequest, AuthorizationSession,
+    CredentialStore, InMemoryCredentialStore,
+};
+use tokio::io::AsyncBufReadExt;
+
+use super::browser::Browser;
+use super::callback::CallbackListener;
+use super::session::{Challenge, definition_digest};
+use super::settings::OAuthSettings;
+use super::store::{Registration, TokenKey, TokenRecord, TokenStore, canonical_url};
+
+/// The client name earshot registers under.
+const CLIENT_NAME: &str = "earshot";
+
+/// Everything one login needs.
+pub struct LoginRequest<'a> {
+    /// The server's name (for messages).
+    pub server: &'a str,
+    /// Its URL.
+    pub url: &'a str,
+    /// Headers the entry sends with every request (used for the probe).
+    pub headers: &'a std::collections::BTreeMap<String, String>,
+    /// Its `oauth` settings.
+    pub settings: &'a OAuthSettings,
+    /// Where the tokens go.
+    pub store: &'a TokenStore,
+    /// Under which key.
+    pub key: &'a TokenKey,
+    /// The challenge that asked for it, when known (else the server is probed for one).
+    pub challenge: Option<Challenge>,
+    /// How the URL is opened.
+    pub browser: &'a Browser,
+    /// How long to wait for the browser.
+    pub timeout: Duration,
+}
+
+/// Why a login did not finish.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum LoginError {
+    /// Discovery, registration, the authorization URL or the exchange failed.
+    #[error("{0}")]
+    Failed(String),
+    /// Nobody completed the login in the browser in time.
+    #[error("no answer from the browser within {} minutes; run the login again", .0.as_secs() / 60)]
+    TimedOut(Duration),
+}
+
+fn failed(what: &str) -> impl Fn(rmcp::transport::auth::AuthError) -> LoginError + '_ {
+    move |error| LoginError::Failed(format!("{what}: {}", one_line(&error.to_string())))
+}
+
+fn one_line(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// Runs the login and stores its tokens. Returns the scopes granted.
+///
+/// # Errors
+/// A [`LoginError`]; the stored record is untouched then.
+pub async fn login(request: LoginRequest<'_>) -> Result<Vec<String>, LoginError> {
+    crate::tls::install_crypto_provider();
+    let previous = request.store.read(request.key).map_err(LoginError::Failed)?;
+    let challenge = match request.challenge.clone() {
+        Some(challenge) => Some(challenge),
+        None => probe(request.url, request.headers).await,
+    };
+    let mut manager = AuthorizationManager::new(request.url)
+        .await
+        .map_err(failed("the server's URL cannot be used"))?;
+    let memory = InMemoryCredentialStore::new();
+    manager.set_credential_store(memory.clone());
+    let resolution = manager
+        .resolve_metadata_from_challenge(challenge.as_ref().map(|c| c.header.as_str()))
+        .await
+        .map_err(failed("could not discover how to authorize"))?;
+    let metadata = resolution.metadata;
+    manager.set_metadata(metadata.clone());
+    let issuer = metadata.issuer.clone();
+
+    // Scopes: the configured ones; for a step-up, what was granted plus what is asked for;
+    // else rmcp's selection (challenge, resource metadata, authorization server).
+    let mut scopes: Vec<String> = request.settings.scopes.clone();
+    if let Some(challenge) = challenge.as_ref().filter(|c| c.insufficient_scope) {
+        let granted = previous
+            .as_ref()
+            .and_then(|record| record.credentials.as_ref())
+            .map(|credentials| credentials.granted_scopes.clone())
+            .unwrap_or_default();
+        for scope in granted
+            .into_iter()
+            .chain(challenge.scope.iter().flat_map(|s| s.split_whitespace().map(str::to_string)))
+        {
+            if !scopes.contains(&scope) {
+                scopes.push(scope);
+            }
+        }
+    }
+
+    let listener = CallbackListener::bind(request.settings.callback_port.unwrap_or(0))
+        .await
+        .map_err(LoginError::Failed)?;
+    let redirect_uri = listener.redirect_uri();
+    let mut authorization = AuthorizationRequest::new(redirect_uri.clone())
+        .with_client_name(CLIENT_NAME)
+        .with_scopes(scopes.clone());
+    let supports_metadata_documents = metadata
+        .additional_fields
+        .get("client_id_metadata_document_supported")
+        .and_then(serde_json::Value::as_bool)
+        .unwrap_or(false);
+    let stored_registration = previous
+        .as_ref()
+        .and_then(|record| record.registration.clone())
+        .filter(|registration| registration.issuer == issuer);
+    let mut registration = None;
+    let mut client_secret = None;
+    if let Some(client_id) = &request.settings.client_id {
+        authorization = authorization.with_preregistered_client(client_id.clone());
+        if let Some(secret) = &request.settings.client_secret {
+            authorization = authorization.with_client_secret(secret.clone());
+            client_secret = Some(secret.clone());
+        }
+    } else if let (Some(document), true) = (
+        &request.settings.client_metadata_url,
+        supports_metadata_documents,
+    ) {
+        authorization = authorization.with_client_metadata_url(document.clone());
+    } else {
+        let chosen = match stored_registration {
+            Some(stored) => stored,
+            None => {
+                let selected = if scopes.is_empty() {
+                    manager.select_scopes(None, &[])
+                } else {
+                    scopes.clone()
+                };
+                let refs: Vec<&str> = selected.iter().map(String::as_str).collect();
+                let config = manager
+                    .register_client(CLIENT_NAME, &redirect_uri, &refs)
+                    .await
+                    .map_err(failed("the authorization server refused to register earshot"))?;
+                Registration {
+                    issuer: issuer.clone(),
+                    client_id: config.client_id,
+                    client_secret: config.client_secret,
+                }
+            }
+        };
+        authorization = authorization.with_preregistered_client(chosen.client_id.clone());
+        if let Some(secret) = &chosen.client_secret {
+            authorization = authorization.with_client_secret(secret.clone());
+            client_secret = Some(secret.clone());
+        }
+        registration = Some(chosen);
+    }
+    let session = AuthorizationSession::new(manager, authorization)
+        .await
+        .map_err(|(_, error)| failed("could not start the authorization")(error))?;
+    let auth_url = session.get_authorization_url().to_string();
+    let state = url::Url::parse(&auth_url)
+        .ok()
+        .and_then(|parsed| {
+            parsed
+                .query_pairs()
+                .find(|(name, _)| name == "state")
+                .map(|(_, value)| value.into_owned())
+        })
+        .ok_or_else(|| LoginError::Failed("the authorization URL has no state".into()))?;
+    request.browser.open(request.server, &auth_url);
+    let callback_url = tokio::time::timeout(request.timeout, async {
+        let from_listener = listener.wait(&state);
+        if request.browser.reads_paste() {
+            tokio::select! {
+                url = from_listener => url,
+                url = pasted_url(&state) => url,
+            }
+        } else {
+            from_listener.await
+        }
+    })
+    .await
+    .map_err(|_| LoginError::TimedOut(request.timeout))?;
+    let callback = AuthorizationCallback::from_redirect_url(&callback_url)
+        .map_err(failed("the redirect cannot be read"))?;
+    session
+        .handle_callback_with_issuer(&callback.code, &callback.csrf_token, callback.issuer.as_deref())
+        .await
+        .map_err(failed("the authorization server did not issue a token"))?;
+    let credentials = memory
+        .load()
+        .await
+        .ok()
+        .flatten()
+        .ok_or_else(|| LoginError::Failed("no token was stored by the exchange".into()))?;
+    let granted = credentials.granted_scopes.clone();
+    let record = TokenRecord {
+        key: request.key.clone(),
+        credentials: Some(credentials),
+        client_secret,
+        redirect_uri,
+        resource: canonical_url(request.url),
+        metadata: Some(metadata),
+        registration: registration.or_else(|| previous.and_then(|record| record.registration)),
+        definition_digest: definition_digest(request.url, request.settings),
+    };
+    request.store.write(&record).map_err(LoginError::Failed)?;
+    Ok(granted)
+}
+
+/// A URL the user pasted on stdin that carries `state` (other lines are ignored).
+async fn pasted_url(state: &str) -> String {
+    let mut lines = tokio::io::BufReader::new(tokio::io::stdin()).lines();
+    loop {
+        match lines.next_line().await {
+            Ok(Some(line)) => {
+                let line = line.trim();
+                let carries_state = url::Url::parse(line).is_ok_and(|parsed| {
+                    parsed
+                        .query_pairs()
+                        .any(|(name, value)| name == "state" && value == state)
+                });
+                if carries_state {
+                    return line.to_string();
+                }
+                if !line.is_empty() {
+                    eprintln!("that is not the address of this login (it must carry its state); paste the whole address the browser was sent to");
+                }
+            }
+            // No more input: only the listener can finish the login.
+            _ => std::future::pending::<()>().await,
+        }
+    }
+}
+
+/// The server's challenge to an unauthenticated `initialize`, if it answers with one.
+async fn probe(
+    url: &str,
+    headers: &std::collections::BTreeMap<String, String>,
+) -> Option<Challenge> {
+    let client = reqwest::Client::builder()
+        .connect_timeout(Duration::from_secs(10))
+        .timeout(Duration::from_secs(30))
+        .build()
+        .ok()?;
+    let mut post = client
+        .post(url)
+        .header("accept", "application/json, text/event-stream")
+        .header("content-type", "application/json");
+    for (name, value) in headers {
+        post = post.header(name.as_str(), value.as_str());
+    }
+    let body = serde_json::json!({
+        "jsonrpc": "2.0", "id": 0, "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": { "name": CLIENT_NAME, "version": env!("CARGO_PKG_VERSION") }
+        }
+    });
+    let response = post.body(body.to_string()).send().await.ok()?;
+    if response.status() != 401 && response.status() != 403 {
+        return None;
+    }
+    let header = response
+        .headers()
+        .get("www-authenticate")?
+        .to_str()
+        .ok()?
+        .to_string();
+    Some(Challenge::parse(&header, url))
+}

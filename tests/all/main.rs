@@ -17,6 +17,7 @@ mod jco_host;
 mod mcp_conformance;
 mod mcp_elicitation;
 mod mcp_notifications;
+mod mcp_oauth;
 mod mcp_output;
 mod mcp_prompts;
 mod mcp_real_servers;

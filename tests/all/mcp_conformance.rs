@@ -179,7 +179,9 @@ fn a_resource_that_names_another_server_gets_no_authorization_request() {
     let checks = run_scenario("auth/resource-mismatch");
     assert_eq!(status_of(&checks, "resource-mismatch-rejected"), "SUCCESS");
     assert!(
-        !checks.iter().any(|check| check["id"] == "authorization-request"),
+        !checks
+            .iter()
+            .any(|check| check["id"] == "authorization-request"),
         "{checks:?}"
     );
 }

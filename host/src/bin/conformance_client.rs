@@ -92,7 +92,9 @@ async fn run(url: &str, scenario: &str) -> Result<(), String> {
         .map(|tool| tool.id.namespaced())
         .find_map(|name| name.strip_prefix("conformance__").map(str::to_string));
     let scenario_tool = match scenario {
-        "elicitation-sep1034-client-defaults" => Some("test_client_elicitation_defaults".to_string()),
+        "elicitation-sep1034-client-defaults" => {
+            Some("test_client_elicitation_defaults".to_string())
+        }
         "sse-retry" => Some("test_reconnection".to_string()),
         auth if auth.starts_with("auth/") => first_tool,
         _ => None,

@@ -35,7 +35,17 @@ fn entry_named(context: &Context, name: &str) -> Result<ServerEntry, Failure> {
 }
 
 /// The server's OAuth target, or why it has none.
-fn target_of(context: &Context, entry: &ServerEntry) -> Result<(OAuthTarget, String, std::collections::BTreeMap<String, String>), Failure> {
+fn target_of(
+    context: &Context,
+    entry: &ServerEntry,
+) -> Result<
+    (
+        OAuthTarget,
+        String,
+        std::collections::BTreeMap<String, String>,
+    ),
+    Failure,
+> {
     let name = &entry.name;
     let definition = entry.definition.as_ref().map_err(|reason| {
         Failure::new(format!("server \"{name}\" cannot start: {reason}"))
@@ -62,7 +72,9 @@ pub(crate) async fn login_command(context: &Context, name: &str) -> CommandResul
     let (entry, admitted) = effective_entry(&context.settings, entry_named(context, name)?);
     // Trust first: no discovery, registration, browser or token for a server not admitted.
     if let Err(why) = admitted {
-        return Err(Failure::new(format!("server \"{name}\" is not started: {why}")));
+        return Err(Failure::new(format!(
+            "server \"{name}\" is not started: {why}"
+        )));
     }
     let (target, url, headers) = target_of(context, &entry)?;
     let browser = browser(&context.settings);
@@ -77,18 +89,25 @@ pub(crate) async fn login_command(context: &Context, name: &str) -> CommandResul
         browser: &browser,
         timeout: CALLBACK_TIMEOUT,
     };
-    let scopes = login(request).await.map_err(|error| {
-        Failure::new(format!("could not log in to \"{name}\": {error}"))
-    })?;
+    let scopes = login(request)
+        .await
+        .map_err(|error| Failure::new(format!("could not log in to \"{name}\": {error}")))?;
     let granted = if scopes.is_empty() {
         String::new()
     } else {
         format!(" (scopes: {})", scopes.join(" "))
     };
-    println!("logged in to \"{name}\"{granted}; tokens are in {}", target.store.path_of(&target.key).display());
+    println!(
+        "logged in to \"{name}\"{granted}; tokens are in {}",
+        target.store.path_of(&target.key).display()
+    );
     // Prove it: connect once with the new token.
     let servers = super::mcp::connect(context, Some(name)).await;
-    let state = servers.statuses().into_iter().next().map(|status| status.state);
+    let state = servers
+        .statuses()
+        .into_iter()
+        .next()
+        .map(|status| status.state);
     servers.shut_down().await;
     match state {
         Some(ServerState::Connected { tools, .. }) => {
@@ -98,9 +117,9 @@ pub(crate) async fn login_command(context: &Context, name: &str) -> CommandResul
         Some(ServerState::NeedsLogin(_)) => Err(Failure::new(format!(
             "server \"{name}\" still refuses the new token"
         ))),
-        Some(ServerState::Failed(reason) | ServerState::Died(reason)) => Err(Failure::new(format!(
-            "logged in, but server \"{name}\" failed: {reason}"
-        ))),
+        Some(ServerState::Failed(reason) | ServerState::Died(reason)) => Err(Failure::new(
+            format!("logged in, but server \"{name}\" failed: {reason}"),
+        )),
         _ => Ok(exit::OK),
     }
 }
@@ -108,14 +127,13 @@ pub(crate) async fn login_command(context: &Context, name: &str) -> CommandResul
 pub(crate) fn logout_command(context: &Context, name: &str) -> CommandResult {
     let entry = entry_named(context, name)?;
     let (target, _, _) = target_of(context, &entry)?;
-    let removed = target
-        .store
-        .remove(&target.key)
-        .map_err(Failure::new)?;
+    let removed = target.store.remove(&target.key).map_err(Failure::new)?;
     if removed {
         println!("logged out of \"{name}\": its stored tokens are deleted");
         Ok(exit::OK)
     } else {
-        Err(Failure::new(format!("server \"{name}\" has no stored login")))
+        Err(Failure::new(format!(
+            "server \"{name}\" has no stored login"
+        )))
     }
 }

@@ -20,12 +20,12 @@ use super::client_handler::EarshotClient;
 use super::config::{ServerDefinition, Transport};
 use super::http::{http_client, http_config};
 use super::oauth::{Challenge, OAuthTarget, authorized_client};
-use rmcp::service::ClientInitializeError;
-use rmcp::transport::StreamableHttpClientTransport;
-use rmcp::transport::streamable_http_client::StreamableHttpClient;
 use super::process_group::SHUTDOWN_GRACE;
 use super::stderr_tail::shorten;
 use super::stdio::{Ending, GroupShutdown, PipeReport, spawn_stdio};
+use rmcp::service::ClientInitializeError;
+use rmcp::transport::StreamableHttpClientTransport;
+use rmcp::transport::streamable_http_client::StreamableHttpClient;
 
 /// The most tools one server may list.
 pub const MAX_TOOLS_PER_SERVER: usize = 1000;
@@ -199,7 +199,8 @@ pub async fn connect(
                     serve_http(&handler, transport, url, timeout).await?
                 }
                 None => {
-                    let transport = StreamableHttpClientTransport::with_client(http_client()?, config);
+                    let transport =
+                        StreamableHttpClientTransport::with_client(http_client()?, config);
                     serve_http(&handler, transport, url, timeout).await?
                 }
             };
@@ -306,7 +307,8 @@ fn http_failure(text: &str) -> String {
         return format!("{} (is it running and listening there?)", one_line(core));
     }
     if core.contains("Auth required") {
-        return "it answered 401: it needs authorization (its Authorization header was refused)".into();
+        return "it answered 401: it needs authorization (its Authorization header was refused)"
+            .into();
     }
     one_line(core)
 }
@@ -563,10 +565,11 @@ impl Connection {
     }
 
     async fn describe_failure(&self, error: ServiceError, what: &str) -> CallFailure {
-        let challenge = error
-            .auth_challenge()
-            .map(str::to_string)
-            .or_else(|| error.is_authorization_required().then(|| "Bearer".to_string()));
+        let challenge = error.auth_challenge().map(str::to_string).or_else(|| {
+            error
+                .is_authorization_required()
+                .then(|| "Bearer".to_string())
+        });
         if let Some(header) = challenge {
             let challenge = Challenge::parse(&header, self.url.as_deref().unwrap_or(""));
             *self.challenged.lock().unwrap_or_else(|p| p.into_inner()) = Some(challenge.clone());

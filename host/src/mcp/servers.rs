@@ -15,9 +15,9 @@ use super::admission::{effective_entry, start_dir};
 use super::client_handler::EarshotClient;
 use super::config::{ServerDefinition, ServerEntry, SessionServer, Transport, read_servers};
 use super::connection::{CallFailure, ConnectError, Connected, Connection, connect, seconds};
-use super::oauth::{Browser, CALLBACK_TIMEOUT, Challenge, LoginRequest, OAuthTarget, login};
 use super::elicitation::{Elicitor, ElicitorSlot};
 use super::notifications::{CallProgressCallback, ProgressSlot};
+use super::oauth::{Browser, CALLBACK_TIMEOUT, Challenge, LoginRequest, OAuthTarget, login};
 use super::process_group::SHUTDOWN_GRACE;
 use super::stdio::Ending;
 
@@ -183,7 +183,10 @@ impl Slot {
 
     /// Records that the server needs a login (see `login_wanted`).
     fn want_login(&self, challenge: Challenge) {
-        let refused = self.oauth.as_ref().and_then(OAuthTarget::stored_token_fingerprint);
+        let refused = self
+            .oauth
+            .as_ref()
+            .and_then(OAuthTarget::stored_token_fingerprint);
         *self.login_wanted.lock().unwrap_or_else(|p| p.into_inner()) = Some((challenge, refused));
     }
 

@@ -48,7 +48,9 @@ impl Browser {
                 );
             }
             Browser::Program(program) => {
-                eprintln!("Opening the browser to log in to \"{server}\"; if it does not open, visit:\n  {url}");
+                eprintln!(
+                    "Opening the browser to log in to \"{server}\"; if it does not open, visit:\n  {url}"
+                );
                 let started = std::process::Command::new(program)
                     .arg(url)
                     .stdin(Stdio::null())

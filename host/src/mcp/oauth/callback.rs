@@ -63,7 +63,8 @@ async fn answer(mut stream: TcpStream, port: u16, state: &str) -> Option<String>
     let mut head = Vec::new();
     let mut buffer = [0u8; 2048];
     let read = tokio::time::timeout(Duration::from_secs(10), async {
-        while !head.windows(4).any(|window| window == b"\r\n\r\n") && head.len() < MAX_REQUEST_BYTES {
+        while !head.windows(4).any(|window| window == b"\r\n\r\n") && head.len() < MAX_REQUEST_BYTES
+        {
             match stream.read(&mut buffer).await {
                 Ok(0) | Err(_) => break,
                 Ok(n) => head.extend_from_slice(&buffer[..n]),
@@ -97,11 +98,23 @@ async fn answer(mut stream: TcpStream, port: u16, state: &str) -> Option<String>
                 .map(|(_, value)| value.into_owned())
         });
         match error {
-            Some(_) => ("200 OK", "The login was refused. You can close this tab and see earshot for details."),
-            None => ("200 OK", "Logged in. You can close this tab and return to earshot."),
+            Some(_) => (
+                "200 OK",
+                "The login was refused. You can close this tab and see earshot for details.",
+            ),
+            None => (
+                "200 OK",
+                "Logged in. You can close this tab and return to earshot.",
+            ),
         }
-    } else if parsed.as_ref().is_some_and(|parsed| parsed.path() == CALLBACK_PATH) {
-        ("400 Bad Request", "This is not the login earshot is waiting for.")
+    } else if parsed
+        .as_ref()
+        .is_some_and(|parsed| parsed.path() == CALLBACK_PATH)
+    {
+        (
+            "400 Bad Request",
+            "This is not the login earshot is waiting for.",
+        )
     } else {
         ("404 Not Found", "Not found.")
     };

@@ -69,7 +69,10 @@ fn one_line(text: &str) -> String {
 /// A [`LoginError`]; the stored record is untouched then.
 pub async fn login(request: LoginRequest<'_>) -> Result<Vec<String>, LoginError> {
     crate::tls::install_crypto_provider();
-    let previous = request.store.read(request.key).map_err(LoginError::Failed)?;
+    let previous = request
+        .store
+        .read(request.key)
+        .map_err(LoginError::Failed)?;
     let challenge = match request.challenge.clone() {
         Some(challenge) => Some(challenge),
         None => probe(request.url, request.headers).await,
@@ -96,10 +99,12 @@ pub async fn login(request: LoginRequest<'_>) -> Result<Vec<String>, LoginError>
             .and_then(|record| record.credentials.as_ref())
             .map(|credentials| credentials.granted_scopes.clone())
             .unwrap_or_default();
-        for scope in granted
-            .into_iter()
-            .chain(challenge.scope.iter().flat_map(|s| s.split_whitespace().map(str::to_string)))
-        {
+        for scope in granted.into_iter().chain(
+            challenge
+                .scope
+                .iter()
+                .flat_map(|s| s.split_whitespace().map(str::to_string)),
+        ) {
             if !scopes.contains(&scope) {
                 scopes.push(scope);
             }
@@ -148,7 +153,9 @@ pub async fn login(request: LoginRequest<'_>) -> Result<Vec<String>, LoginError>
                 let config = manager
                     .register_client(CLIENT_NAME, &redirect_uri, &refs)
                     .await
-                    .map_err(failed("the authorization server refused to register earshot"))?;
+                    .map_err(failed(
+                        "the authorization server refused to register earshot",
+                    ))?;
                 Registration {
                     issuer: issuer.clone(),
                     client_id: config.client_id,
@@ -193,7 +200,11 @@ pub async fn login(request: LoginRequest<'_>) -> Result<Vec<String>, LoginError>
     let callback = AuthorizationCallback::from_redirect_url(&callback_url)
         .map_err(failed("the redirect cannot be read"))?;
     session
-        .handle_callback_with_issuer(&callback.code, &callback.csrf_token, callback.issuer.as_deref())
+        .handle_callback_with_issuer(
+            &callback.code,
+            &callback.csrf_token,
+            callback.issuer.as_deref(),
+        )
         .await
         .map_err(failed("the authorization server did not issue a token"))?;
     let credentials = memory
@@ -233,7 +244,9 @@ async fn pasted_url(state: &str) -> String {
                     return line.to_string();
                 }
                 if !line.is_empty() {
-                    eprintln!("that is not the address of this login (it must carry its state); paste the whole address the browser was sent to");
+                    eprintln!(
+                        "that is not the address of this login (it must carry its state); paste the whole address the browser was sent to"
+                    );
                 }
             }
             // No more input: only the listener can finish the login.

@@ -26,7 +26,8 @@ pub struct Challenge {
 impl Challenge {
     /// Reads `header`, a challenge from the server at `url`.
     pub fn parse(header: &str, url: &str) -> Challenge {
-        let base = url::Url::parse(url).unwrap_or_else(|_| url::Url::parse("http://invalid/").expect("a URL"));
+        let base = url::Url::parse(url)
+            .unwrap_or_else(|_| url::Url::parse("http://invalid/").expect("a URL"));
         let params = WWWAuthenticateParams::parse(header, &base);
         Challenge {
             header: header.to_string(),
@@ -62,13 +63,16 @@ pub async fn authorized_client(
     let digest = definition_digest(url, settings);
     if let Some(record) = record.filter(|record| record.definition_digest == digest) {
         manager.set_credential_store(store.credentials_for(key));
-        if let (Some(metadata), Some(credentials)) = (record.metadata.clone(), &record.credentials) {
+        if let (Some(metadata), Some(credentials)) = (record.metadata.clone(), &record.credentials)
+        {
             manager.set_metadata(metadata);
             let initialized = manager.initialize_from_store().await.unwrap_or(false);
             if initialized {
                 // rmcp configures the stored client without its secret (rust-sdk#784).
-                let mut config =
-                    OAuthClientConfig::new(credentials.client_id.clone(), record.redirect_uri.clone());
+                let mut config = OAuthClientConfig::new(
+                    credentials.client_id.clone(),
+                    record.redirect_uri.clone(),
+                );
                 if let Some(secret) = &record.client_secret {
                     config = config.with_client_secret(secret.clone());
                 }
@@ -123,7 +127,10 @@ impl OAuthTarget {
         };
         let oauth = super::oauth_settings_of(transport)?;
         let config_dir = settings.user_config_dir.as_deref()?;
-        let project_root = settings.project.as_ref().map(|project| project.root.as_path());
+        let project_root = settings
+            .project
+            .as_ref()
+            .map(|project| project.root.as_path());
         Some(OAuthTarget {
             store: TokenStore::in_config_dir(config_dir),
             key: TokenKey::new(layer, project_root, name, url),

@@ -105,7 +105,10 @@ impl std::fmt::Debug for TokenRecord {
         f.debug_struct("TokenRecord")
             .field("key", &self.key)
             .field("credentials", &self.credentials)
-            .field("client_secret", &self.client_secret.as_ref().map(|_| "[REDACTED]"))
+            .field(
+                "client_secret",
+                &self.client_secret.as_ref().map(|_| "[REDACTED]"),
+            )
             .field("redirect_uri", &self.redirect_uri)
             .finish_non_exhaustive()
     }
@@ -163,7 +166,10 @@ impl TokenStore {
     pub fn write(&self, record: &TokenRecord) -> Result<(), String> {
         self.create_dir()?;
         let failed = |error: std::io::Error| {
-            format!("could not write a token file in {}: {error}", self.dir.display())
+            format!(
+                "could not write a token file in {}: {error}",
+                self.dir.display()
+            )
         };
         let mut file = tempfile::NamedTempFile::new_in(&self.dir).map_err(failed)?;
         restrict(file.path(), 0o600).map_err(failed)?;

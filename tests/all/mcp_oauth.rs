@@ -355,10 +355,9 @@ fn a_login_over_ssh_accepts_the_redirected_address_pasted_on_stdin() {
         if let Some(line) = seen
             .lines()
             .find(|line| line.trim_start().starts_with("http://"))
+            && seen.contains("paste")
         {
-            if seen.contains("paste") {
-                break line.trim().to_string();
-            }
+            break line.trim().to_string();
         }
     };
     let location = {

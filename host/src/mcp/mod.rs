@@ -68,8 +68,8 @@ pub use search::{
     search, words,
 };
 pub use servers::{
-    CallOutcome, McpOptions, McpServers, ONE_SHOT_EXIT_GRACE, ServerState, ServerStatus,
-    StartProgress, transport_name,
+    CallOutcome, MAX_STEP_UPS_PER_SERVER, McpOptions, McpServers, ONE_SHOT_EXIT_GRACE, ServerState,
+    ServerStatus, StartProgress, transport_name,
 };
 pub use stderr_tail::{STDERR_TAIL_BYTES, StderrTail};
 pub use stdio::MAX_MESSAGE_BYTES;

@@ -393,3 +393,21 @@ fn a_login_over_ssh_accepts_the_redirected_address_pasted_on_stdin() {
     assert!(String::from_utf8_lossy(&output.stdout).contains("connected: 1 tool(s)"));
     assert_eq!(whoami(&sandbox).0, 0);
 }
+
+#[test]
+fn a_running_session_picks_up_a_login_made_by_another_process() {
+    let server = AuthServer::start("basic", 3600);
+    let sandbox = sandbox_with(&server.url());
+    let host = sandbox.host();
+    let prompter = earshot_host::gate::NonInteractivePrompter;
+    let refused = host.call("remote__whoami", "{}", &prompter);
+    assert!(refused.is_err(), "{refused:?}");
+    // `earshot mcp login remote` in another terminal; the session is not restarted.
+    login(&sandbox);
+    let output = host
+        .call("remote__whoami", "{}", &prompter)
+        .expect("the new login is used");
+    assert!(output.output.contains("token 1"), "{}", output.output);
+    // The session's own reconnect sent the stored token; it made no login of its own.
+    assert_eq!(server.stat("authorize_requests"), 1);
+}

@@ -65,8 +65,8 @@ pub(crate) async fn run(context: Context, command: ToolsCommand) -> CommandResul
 }
 
 /// The session's host for a one-shot command: every source loaded, servers started with the
-/// progress line on stderr, problems listed, servers ended on Ctrl-C, elicitations asked on
-/// the terminal when there is one (declined otherwise).
+/// progress line on stderr, problems listed, servers ended on Ctrl-C, elicitations and scope
+/// step-ups asked on the terminal when there is one (declined otherwise).
 pub(crate) async fn load_host(settings: crate::settings::Settings) -> Result<Host, Failure> {
     let servers = read_servers(&settings, &Context::env).len();
     let progress = Arc::new(Mutex::new(ProgressLine::start(servers)));
@@ -76,8 +76,10 @@ pub(crate) async fn load_host(settings: crate::settings::Settings) -> Result<Hos
         ..McpOptions::from_settings(&settings)
     };
     let reporting = progress.clone();
+    let browser = super::mcp_login::browser(&settings);
     let mut builder = HostBuilder::new(settings);
-    if std::io::stdin().is_terminal() && std::io::stderr().is_terminal() {
+    let on_terminal = std::io::stdin().is_terminal() && std::io::stderr().is_terminal();
+    if on_terminal {
         builder = builder.elicitor(Arc::new(TerminalElicitor::stdio()));
     }
     if std::io::stderr().is_terminal() {
@@ -96,6 +98,11 @@ pub(crate) async fn load_host(settings: crate::settings::Settings) -> Result<Hos
         .await
         .map_err(|error| Failure::new(error.to_string()))?;
     progress.lock().unwrap_or_else(|p| p.into_inner()).finish();
+    // Someone is there to log in again when a server asks for more scopes; otherwise such a
+    // call fails with the command that grants them.
+    if on_terminal && let Some(servers) = host.mcp() {
+        servers.allow_step_up(browser);
+    }
     for problem in host.registry().problems() {
         output::warning_line(&problem);
     }

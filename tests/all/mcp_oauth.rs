@@ -323,7 +323,7 @@ fn a_literal_client_secret_in_the_projects_checked_in_file_is_refused() {
     let (_, stdout, stderr) = run(&sandbox, &["mcp", "list"]);
     assert!(
         stdout.contains(
-            "oauth.clientSecret in the project's checked-in settings must be a reference"
+            "oauth.clientSecret in the project's checked-in settings must be exactly a reference"
         ),
         "{stdout}{stderr}"
     );
@@ -410,4 +410,175 @@ fn a_running_session_picks_up_a_login_made_by_another_process() {
     assert!(output.output.contains("token 1"), "{}", output.output);
     // The session's own reconnect sent the stored token; it made no login of its own.
     assert_eq!(server.stat("authorize_requests"), 1);
+}
+
+#[test]
+fn a_login_nobody_completes_gives_up_and_stores_nothing() {
+    use earshot_host::mcp::oauth::{
+        Browser, LoginError, LoginRequest, OAuthSettings, TokenKey, TokenStore, login,
+    };
+    let server = AuthServer::start("basic", 3600);
+    let config = tempfile::tempdir().unwrap();
+    let store = TokenStore::in_config_dir(config.path());
+    let url = server.url();
+    let key = TokenKey::new(earshot_host::settings::Layer::User, None, "remote", &url);
+    // A browser that opens nothing: nobody ever reaches the listener.
+    let browser = Browser::Program("true".into());
+    let result = crate::common::block_on(login(LoginRequest {
+        server: "remote",
+        url: &url,
+        headers: &std::collections::BTreeMap::new(),
+        settings: &OAuthSettings::default(),
+        store: &store,
+        key: &key,
+        challenge: None,
+        browser: &browser,
+        timeout: Duration::from_secs(1),
+    }));
+    let error = result.expect_err("nobody logged in");
+    assert!(matches!(error, LoginError::TimedOut(_)), "{error}");
+    assert!(error.to_string().contains("run the login again"), "{error}");
+    assert!(store.read(&key).unwrap().is_none());
+    assert_eq!(server.stat("code_grants"), 0);
+}
+
+#[test]
+fn a_call_refused_for_lack_of_scope_names_the_login_that_grants_it_and_that_login_does() {
+    let server = AuthServer::start_with("basic", 3600, &["--call-needs-scope", "write"]);
+    let sandbox = sandbox_with(&server.url());
+    login(&sandbox);
+    // No terminal: no step-up; the call fails with what to run.
+    let (code, _, stderr) = whoami(&sandbox);
+    assert_ne!(code, 0);
+    assert!(
+        stderr.contains("lacks the scopes it needs (mcp write)")
+            && stderr.contains("earshot mcp login remote"),
+        "{stderr}"
+    );
+    assert_eq!(server.send("GET", "/stats")["last_authorize_scope"], "mcp");
+    // That login asks for what was granted plus what the server asked for.
+    login(&sandbox);
+    let scope = server.send("GET", "/stats")["last_authorize_scope"].clone();
+    let scope: Vec<&str> = scope.as_str().unwrap().split(' ').collect();
+    assert!(
+        scope.contains(&"mcp") && scope.contains(&"write"),
+        "{scope:?}"
+    );
+    let (code, stdout, stderr) = whoami(&sandbox);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    // The registration (and its redirect URI's port) was reused: one registration, no mismatch.
+    assert_eq!(server.stat("registrations"), 1);
+    assert_eq!(server.stat("redirect_mismatches"), 0);
+}
+
+#[test]
+fn a_session_with_a_user_at_hand_steps_up_once_and_retries_the_call() {
+    use earshot_host::mcp::oauth::Browser;
+    let server = AuthServer::start_with("basic", 3600, &["--call-needs-scope", "write"]);
+    let sandbox = sandbox_with(&server.url());
+    let host = sandbox.host();
+    let servers = host.mcp().unwrap();
+    let browser = Browser::Program(follow_browser().display().to_string());
+    crate::common::block_on(servers.login("remote", &browser)).expect("the login works");
+    servers.allow_step_up(browser);
+    let output = host
+        .call(
+            "remote__whoami",
+            "{}",
+            &earshot_host::gate::NonInteractivePrompter,
+        )
+        .expect("the call works after the step-up");
+    assert!(output.output.contains("token 2"), "{}", output.output);
+    assert_eq!(server.stat("insufficient_scope"), 1);
+    assert_eq!(server.stat("authorize_requests"), 2);
+}
+
+#[test]
+fn an_authorization_endpoint_that_is_not_https_is_never_opened() {
+    let marker = tempfile::tempdir().unwrap();
+    let opened = marker.path().join("opened");
+    let browser = marker.path().join("browser");
+    std::fs::write(
+        &browser,
+        format!("#!/bin/sh\necho \"$1\" > {}\n", opened.display()),
+    )
+    .unwrap();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&browser, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    for hostile in ["file:///etc/passwd", "http://198.51.100.7/authorize"] {
+        let server = AuthServer::start_with("basic", 3600, &["--authorization-endpoint", hostile]);
+        let sandbox = sandbox_with(&server.url());
+        let output = sandbox
+            .earshot()
+            .env("EARSHOT_BROWSER", &browser)
+            .args(["mcp", "login", "remote"])
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(!output.status.success());
+        assert!(stderr.contains("authorization endpoint"), "{stderr}");
+        assert!(stderr.contains("earshot does not use it"), "{stderr}");
+        assert!(!opened.exists(), "the browser was run for {hostile}");
+        assert!(token_files(&sandbox).is_empty());
+        assert_eq!(server.stat("registrations"), 0);
+    }
+}
+
+#[test]
+fn a_same_named_server_in_another_layer_gets_no_token() {
+    let server = AuthServer::start("basic", 3600);
+    let sandbox = sandbox_with(&server.url());
+    login(&sandbox);
+    let with_token = server.stat("mcp_with_token");
+    // The user's own local entry of the same name and URL (written by earshot, so trusted).
+    let (code, _, stderr) = run(
+        &sandbox,
+        &[
+            "mcp",
+            "add",
+            "-s",
+            "local",
+            "-t",
+            "http",
+            "remote",
+            &server.url(),
+        ],
+    );
+    assert_eq!(code, 0, "{stderr}");
+    let (_, stdout, _) = run(&sandbox, &["mcp", "list"]);
+    assert!(stdout.contains("local (overrides user)"), "{stdout}");
+    assert!(stdout.contains("needs login"), "{stdout}");
+    assert_eq!(server.stat("mcp_with_token"), with_token);
+}
+
+#[test]
+fn mcp_get_shows_the_client_secrets_reference_never_its_value() {
+    let server = AuthServer::start("basic", 3600);
+    let sandbox = Sandbox::new();
+    sandbox.user_settings(json!({
+        "mcpServers": { "remote": { "type": "http", "url": server.url(),
+            "oauth": { "clientId": "earshot", "clientSecret": "${REMOTE_SECRET}" } } },
+    }));
+    for json_flag in [false, true] {
+        let mut args = vec!["mcp", "get", "remote"];
+        if json_flag {
+            args.push("--json");
+        }
+        let output = sandbox
+            .earshot()
+            .env("REMOTE_SECRET", "s3cr3t-value")
+            .args(&args)
+            .output()
+            .unwrap();
+        let all = format!(
+            "{}{}",
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        );
+        assert!(all.contains("${REMOTE_SECRET}"), "{all}");
+        assert!(!all.contains("s3cr3t-value"), "{all}");
+    }
 }

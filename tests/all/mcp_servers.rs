@@ -521,7 +521,7 @@ fn http_servers_that_refuse_or_flood_are_reported_and_skipped() {
         child.kill().ok();
         child.wait().ok();
     }
-    for name in ["h401", "h404", "h500", "hoversized", "gone"] {
+    for name in ["h404", "h500", "hoversized", "gone"] {
         let entry = server(&listed, name);
         assert_eq!(entry["state"], "failed", "{entry}");
         assert!(
@@ -529,12 +529,15 @@ fn http_servers_that_refuse_or_flood_are_reported_and_skipped() {
             "{entry}"
         );
     }
+    // A 401 is an authorization challenge: the server needs a login, with the command to run.
+    let h401 = server(&listed, "h401");
+    assert_eq!(h401["state"], "needs-login", "{h401}");
     assert!(
-        server(&listed, "h401")["reason"]
+        h401["reason"]
             .as_str()
             .unwrap()
-            .contains("401"),
-        "{listed:?}"
+            .contains("earshot mcp login h401"),
+        "{h401}"
     );
     assert_eq!(server(&listed, "ok")["state"], "connected");
 }

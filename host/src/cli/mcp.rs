@@ -181,7 +181,7 @@ pub(crate) async fn run(context: &Context, command: McpCommand) -> CommandResult
         McpCommand::Trust { name } => trust(context, &name),
         McpCommand::Untrust { name } => untrust(context, &name),
         McpCommand::Login { name } => super::mcp_login::login_command(context, &name).await,
-        McpCommand::Logout { name } => super::mcp_login::logout_command(context, &name),
+        McpCommand::Logout { name } => super::mcp_login::logout_command(context, &name).await,
         McpCommand::AddJson { scope, name, json } => {
             let definition: serde_json::Value = serde_json::from_str(&json).map_err(|error| {
                 Failure::new(format!("the definition of \"{name}\" is not JSON: {error}"))

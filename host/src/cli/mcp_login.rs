@@ -124,7 +124,7 @@ pub(crate) async fn login_command(context: &Context, name: &str) -> CommandResul
     }
 }
 
-pub(crate) fn logout_command(context: &Context, name: &str) -> CommandResult {
+pub(crate) async fn logout_command(context: &Context, name: &str) -> CommandResult {
     let entry = entry_named(context, name)?;
     let (target, _, _) = target_of(context, &entry)?;
     let removed = target.store.remove(&target.key).map_err(Failure::new)?;

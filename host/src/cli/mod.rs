@@ -170,7 +170,9 @@ fn init_tracing(verbose: u8) {
         _ => "trace",
     };
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default))
+        // rmcp's OAuth logs authorization codes at debug: never below info, whatever is asked.
+        .add_directive("rmcp::transport::auth=info".parse().expect("a directive"));
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)

@@ -181,27 +181,40 @@ impl Slot {
             .unwrap_or(options.call_timeout)
     }
 
-    /// Records that the server needs a login (see `login_wanted`).
-    fn want_login(&self, challenge: Challenge) {
-        let refused = self
-            .oauth
-            .as_ref()
-            .and_then(OAuthTarget::stored_token_fingerprint);
+    /// Records that the server needs a login (see `login_wanted`), with the stored token it
+    /// refused (or that could not be used).
+    async fn want_login(&self, challenge: Challenge) {
+        let refused = match &self.oauth {
+            Some(target) => target.stored_token_fingerprint().await,
+            None => None,
+        };
         *self.login_wanted.lock().unwrap_or_else(|p| p.into_inner()) = Some((challenge, refused));
     }
 
     /// Whether the store now holds a token other than the one the server refused.
-    fn has_new_login(&self) -> bool {
+    async fn has_new_login(&self) -> bool {
         let Some(target) = &self.oauth else {
             return false;
         };
-        let wanted = self.login_wanted.lock().unwrap_or_else(|p| p.into_inner());
-        match &*wanted {
-            Some((_, refused)) => {
-                let now = target.stored_token_fingerprint();
-                now.is_some() && now != *refused
-            }
-            None => false,
+        let refused = match &*self.login_wanted.lock().unwrap_or_else(|p| p.into_inner()) {
+            Some((_, refused)) => refused.clone(),
+            None => return false,
+        };
+        let now = target.stored_token_fingerprint().await;
+        now.is_some() && now != refused
+    }
+
+    /// Takes the token now stored as refused too (a reconnect with it failed), so the next look
+    /// does not try it again.
+    async fn refuse_stored_token(&self) {
+        let challenge = self
+            .login_wanted
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .as_ref()
+            .map(|(challenge, _)| challenge.clone());
+        if let Some(challenge) = challenge {
+            self.want_login(challenge).await;
         }
     }
 
@@ -352,7 +365,7 @@ impl McpServers {
                 };
                 let slot = &self.slots[index];
                 if let Err(ConnectError::NeedsLogin(challenge)) = &result {
-                    slot.want_login(challenge.clone());
+                    slot.want_login(challenge.clone()).await;
                 }
                 slot.set(live_of(&slot.entry.name, result));
                 done += 1;
@@ -470,9 +483,12 @@ impl McpServers {
                 &*slot.live.lock().unwrap_or_else(|p| p.into_inner()),
                 Live::Down(ServerState::NeedsLogin(_))
             );
-            if waiting && slot.has_new_login() && self.reconnect(slot).await.is_ok() {
-                changed.push(slot.entry.name.clone());
-                continue;
+            if waiting && slot.has_new_login().await {
+                if self.reconnect(slot).await.is_ok() {
+                    changed.push(slot.entry.name.clone());
+                    continue;
+                }
+                slot.refuse_stored_token().await;
             }
             let restarted = std::mem::take(
                 &mut *slot
@@ -668,7 +684,7 @@ impl McpServers {
         Send: Fn(Arc<Connection>, Duration) -> Answer,
         Answer: std::future::Future<Output = Result<Value, CallFailure>>,
     {
-        let _one_at_a_time = self.calls.lock().await;
+        let mut one_at_a_time = Some(self.calls.lock().await);
         let unavailable = || FailureCause::ServerUnavailable {
             server: server.to_string(),
         };
@@ -690,12 +706,18 @@ impl McpServers {
         let mut answer = send_within(&send, &connection, timeout).await;
         if let Err(CallFailure::NeedsAuthorization(challenge)) = &answer
             && challenge.insufficient_scope
-            && let Some(stepped_up) = self.step_up(slot, challenge.clone()).await
         {
-            connection = stepped_up;
-            noise_before = connection.noise_lines();
-            answer = send_within(&send, &connection, timeout).await;
+            // Other servers' calls go on while the user is in the browser.
+            drop(one_at_a_time.take());
+            let stepped_up = self.step_up(slot, challenge.clone()).await;
+            one_at_a_time = Some(self.calls.lock().await);
+            if let Some(stepped_up) = stepped_up {
+                connection = stepped_up;
+                noise_before = connection.noise_lines();
+                answer = send_within(&send, &connection, timeout).await;
+            }
         }
+        let _one_at_a_time = one_at_a_time;
         // A call that failed any other way on a connection that has meanwhile ended (a stdin
         // that stopped draining, say) is reported with that ending.
         let answer = match (answer, connection.ended()) {
@@ -736,6 +758,11 @@ impl McpServers {
                 ))
             }
             Err(CallFailure::NeedsAuthorization(challenge)) if challenge.insufficient_scope => {
+                if let (Some(target), Some(scope)) = (&slot.oauth, &challenge.scope) {
+                    target
+                        .want_scopes(scope.split_whitespace().map(str::to_string).collect())
+                        .await;
+                }
                 let scope = challenge
                     .scope
                     .map(|scope| format!(" ({scope})"))
@@ -750,7 +777,7 @@ impl McpServers {
                 ))
             }
             Err(CallFailure::NeedsAuthorization(challenge)) => {
-                slot.want_login(challenge);
+                slot.want_login(challenge).await;
                 let reason = needs_login(server);
                 if let Some(old) = slot.set(Live::Down(ServerState::NeedsLogin(reason.clone()))) {
                     self.close_in_background(old);
@@ -850,7 +877,10 @@ impl McpServers {
             }
             *step_ups += 1;
         }
-        if let Err(error) = self.run_login(slot, Some(challenge), &browser).await {
+        if let Err(error) = self
+            .run_login(slot, Some(challenge), &browser.without_paste())
+            .await
+        {
             tracing::warn!(server = %slot.entry.name, "step-up failed: {error}");
             return None;
         }
@@ -881,7 +911,9 @@ impl McpServers {
             .unwrap_or_else(|p| p.into_inner())
             .as_ref()
             .map(|(challenge, _)| challenge.clone());
-        let scopes = self.run_login(slot, challenge, browser).await?;
+        let scopes = self
+            .run_login(slot, challenge, &browser.without_paste())
+            .await?;
         self.reconnect(slot).await?;
         Ok(scopes)
     }
@@ -951,7 +983,7 @@ impl McpServers {
                 Ok(connection)
             }
             Err(ConnectError::NeedsLogin(challenge)) => {
-                slot.want_login(challenge);
+                slot.want_login(challenge).await;
                 let reason = needs_login(name);
                 slot.set(Live::Down(ServerState::NeedsLogin(reason.clone())));
                 Err(format!("server \"{name}\" {reason}"))
@@ -1026,7 +1058,7 @@ impl McpServers {
                 ))
             }
             Err(ConnectError::NeedsLogin(challenge)) => {
-                slot.want_login(challenge);
+                slot.want_login(challenge).await;
                 let reason = needs_login(name);
                 slot.set(Live::Down(ServerState::NeedsLogin(reason.clone())));
                 Err(CallError::failed(

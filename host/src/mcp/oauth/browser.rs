@@ -15,6 +15,9 @@ pub enum Browser {
     Program(String),
     /// Print the URL; accept the redirected URL on stdin as well as on the listener.
     PrintAndPaste,
+    /// Print the URL; only the listener finishes the login (a login inside a running session,
+    /// where stdin belongs to someone else).
+    PrintOnly,
 }
 
 impl Browser {
@@ -38,10 +41,24 @@ impl Browser {
         matches!(self, Browser::PrintAndPaste)
     }
 
+    /// The same browser for a login inside a session: never reading stdin (a read left pending
+    /// after the login would swallow the next line meant for a prompt or a form).
+    pub fn without_paste(&self) -> Browser {
+        match self {
+            Browser::PrintAndPaste => Browser::PrintOnly,
+            other => other.clone(),
+        }
+    }
+
     /// Opens `url` (tells the user on stderr either way). A browser that cannot be started is
     /// reported, and the printed URL still works.
     pub fn open(&self, server: &str, url: &str) {
         match self {
+            Browser::PrintOnly => {
+                eprintln!(
+                    "To log in to \"{server}\", open this URL in a browser on this machine:\n\n  {url}\n"
+                );
+            }
             Browser::PrintAndPaste => {
                 eprintln!(
                     "To log in to \"{server}\", open this URL in a browser:\n\n  {url}\n\nthen wait here, or paste the address the browser was sent to at the end (it starts with http://127.0.0.1) and press Enter:"

@@ -126,3 +126,50 @@ async fn answer(mut stream: TcpStream, port: u16, state: &str) -> Option<String>
     let _ = stream.shutdown().await;
     matches.then_some(url)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    async fn get(port: u16, target: &str) -> String {
+        let mut stream = TcpStream::connect(("127.0.0.1", port)).await.unwrap();
+        stream
+            .write_all(format!("GET {target} HTTP/1.1\r\nhost: x\r\n\r\n").as_bytes())
+            .await
+            .unwrap();
+        let mut answer = String::new();
+        stream.read_to_string(&mut answer).await.unwrap();
+        answer
+    }
+
+    #[tokio::test]
+    async fn only_the_callback_path_with_the_logins_state_ends_the_wait() {
+        let listener = CallbackListener::bind(0).await.unwrap();
+        let port: u16 = listener
+            .redirect_uri()
+            .trim_start_matches("http://127.0.0.1:")
+            .trim_end_matches(CALLBACK_PATH)
+            .parse()
+            .unwrap();
+        let waiting = tokio::spawn(async move { listener.wait("expected-state").await });
+        // Another path, then the right path with another login's state: refused, still waiting.
+        assert!(
+            get(port, "/other?code=c&state=expected-state")
+                .await
+                .starts_with("HTTP/1.1 404")
+        );
+        assert!(
+            get(port, "/callback?code=c&state=forged")
+                .await
+                .starts_with("HTTP/1.1 400")
+        );
+        assert!(!waiting.is_finished());
+        let answer = get(port, "/callback?code=the-code&state=expected-state").await;
+        assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+        let url = waiting.await.unwrap();
+        assert_eq!(
+            url,
+            format!("http://127.0.0.1:{port}/callback?code=the-code&state=expected-state")
+        );
+    }
+}

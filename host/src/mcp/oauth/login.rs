@@ -51,7 +51,7 @@ pub enum LoginError {
     #[error("{0}")]
     Failed(String),
     /// Nobody completed the login in the browser in time.
-    #[error("no answer from the browser within {} minutes; run the login again", .0.as_secs() / 60)]
+    #[error("no answer from the browser within {}; run the login again", crate::mcp::seconds(*.0))]
     TimedOut(Duration),
 }
 
@@ -71,7 +71,8 @@ pub async fn login(request: LoginRequest<'_>) -> Result<Vec<String>, LoginError>
     crate::tls::install_crypto_provider();
     let previous = request
         .store
-        .read(request.key)
+        .read_async(request.key)
+        .await
         .map_err(LoginError::Failed)?;
     let challenge = match request.challenge.clone() {
         Some(challenge) => Some(challenge),
@@ -87,34 +88,33 @@ pub async fn login(request: LoginRequest<'_>) -> Result<Vec<String>, LoginError>
         .await
         .map_err(failed("could not discover how to authorize"))?;
     let metadata = resolution.metadata;
+    check_endpoints(&metadata)?;
     manager.set_metadata(metadata.clone());
     let issuer = metadata.issuer.clone();
+    let scopes = scopes_to_ask(&request, previous.as_ref(), challenge.as_ref());
 
-    // Scopes: the configured ones; for a step-up, what was granted plus what is asked for;
-    // else rmcp's selection (challenge, resource metadata, authorization server).
-    let mut scopes: Vec<String> = request.settings.scopes.clone();
-    if let Some(challenge) = challenge.as_ref().filter(|c| c.insufficient_scope) {
-        let granted = previous
+    // A registration is reused only on the redirect URI it was registered with: its port again.
+    let stored_registration = previous
+        .as_ref()
+        .and_then(|record| record.registration.clone())
+        .filter(|registration| registration.issuer == issuer);
+    let port = request.settings.callback_port.or_else(|| {
+        stored_registration
             .as_ref()
-            .and_then(|record| record.credentials.as_ref())
-            .map(|credentials| credentials.granted_scopes.clone())
-            .unwrap_or_default();
-        for scope in granted.into_iter().chain(
-            challenge
-                .scope
-                .iter()
-                .flat_map(|s| s.split_whitespace().map(str::to_string)),
-        ) {
-            if !scopes.contains(&scope) {
-                scopes.push(scope);
-            }
-        }
-    }
-
-    let listener = CallbackListener::bind(request.settings.callback_port.unwrap_or(0))
-        .await
-        .map_err(LoginError::Failed)?;
+            .and_then(|registration| url::Url::parse(&registration.redirect_uri).ok())
+            .and_then(|url| url.port())
+    });
+    let listener = match CallbackListener::bind(port.unwrap_or(0)).await {
+        Ok(listener) => listener,
+        // The registration's port is taken now: a new port (and a new registration).
+        Err(_) if request.settings.callback_port.is_none() => CallbackListener::bind(0)
+            .await
+            .map_err(LoginError::Failed)?,
+        Err(error) => return Err(LoginError::Failed(error)),
+    };
     let redirect_uri = listener.redirect_uri();
+    let stored_registration =
+        stored_registration.filter(|registration| registration.redirect_uri == redirect_uri);
     let mut authorization = AuthorizationRequest::new(redirect_uri.clone())
         .with_client_name(CLIENT_NAME)
         .with_scopes(scopes.clone());
@@ -123,10 +123,6 @@ pub async fn login(request: LoginRequest<'_>) -> Result<Vec<String>, LoginError>
         .get("client_id_metadata_document_supported")
         .and_then(serde_json::Value::as_bool)
         .unwrap_or(false);
-    let stored_registration = previous
-        .as_ref()
-        .and_then(|record| record.registration.clone())
-        .filter(|registration| registration.issuer == issuer);
     let mut registration = None;
     let mut client_secret = None;
     if let Some(client_id) = &request.settings.client_id {
@@ -160,6 +156,7 @@ pub async fn login(request: LoginRequest<'_>) -> Result<Vec<String>, LoginError>
                     issuer: issuer.clone(),
                     client_id: config.client_id,
                     client_secret: config.client_secret,
+                    redirect_uri: redirect_uri.clone(),
                 }
             }
         };
@@ -174,6 +171,7 @@ pub async fn login(request: LoginRequest<'_>) -> Result<Vec<String>, LoginError>
         .await
         .map_err(|(_, error)| failed("could not start the authorization")(error))?;
     let auth_url = session.get_authorization_url().to_string();
+    check_endpoint("authorization URL", &auth_url)?;
     let state = url::Url::parse(&auth_url)
         .ok()
         .and_then(|parsed| {
@@ -197,6 +195,11 @@ pub async fn login(request: LoginRequest<'_>) -> Result<Vec<String>, LoginError>
     })
     .await
     .map_err(|_| LoginError::TimedOut(request.timeout))?;
+    if let Some(refusal) = refusal_in(&callback_url) {
+        return Err(LoginError::Failed(format!(
+            "the authorization server refused the login: {refusal}"
+        )));
+    }
     let callback = AuthorizationCallback::from_redirect_url(&callback_url)
         .map_err(failed("the redirect cannot be read"))?;
     session
@@ -223,9 +226,106 @@ pub async fn login(request: LoginRequest<'_>) -> Result<Vec<String>, LoginError>
         metadata: Some(metadata),
         registration: registration.or_else(|| previous.and_then(|record| record.registration)),
         definition_digest: definition_digest(request.url, request.settings),
+        wanted_scopes: Vec::new(),
     };
-    request.store.write(&record).map_err(LoginError::Failed)?;
+    // Under the lock: a refresh in another process never writes its record over this one.
+    request
+        .store
+        .locked(request.key, move |store, _| store.write(&record))
+        .await
+        .map_err(LoginError::Failed)?;
     Ok(granted)
+}
+
+/// The scopes to ask for: the configured ones; for a step-up (or a login after a call was
+/// refused for lack of scopes), what was granted plus what the server asked for; else none, and
+/// rmcp selects (challenge, resource metadata, authorization server).
+fn scopes_to_ask(
+    request: &LoginRequest<'_>,
+    previous: Option<&TokenRecord>,
+    challenge: Option<&Challenge>,
+) -> Vec<String> {
+    let mut scopes: Vec<String> = request.settings.scopes.clone();
+    let asked: Vec<String> = match challenge.filter(|c| c.insufficient_scope) {
+        Some(challenge) => challenge
+            .scope
+            .iter()
+            .flat_map(|s| s.split_whitespace().map(str::to_string))
+            .collect(),
+        None => previous
+            .map(|record| record.wanted_scopes.clone())
+            .unwrap_or_default(),
+    };
+    if asked.is_empty() {
+        return scopes;
+    }
+    let granted = previous
+        .and_then(|record| record.credentials.as_ref())
+        .map(|credentials| credentials.granted_scopes.clone())
+        .unwrap_or_default();
+    for scope in granted.into_iter().chain(asked) {
+        if !scopes.contains(&scope) {
+            scopes.push(scope);
+        }
+    }
+    scopes
+}
+
+/// Every endpoint the metadata names must be https, or http on a loopback address, with no
+/// user name or password in it: the authorization URL is handed to a program on this machine
+/// (`file:`, `smb:` or a custom scheme from a hostile server would open something else), and the
+/// token and registration endpoints receive the code and the client secret.
+fn check_endpoints(
+    metadata: &rmcp::transport::auth::AuthorizationMetadata,
+) -> Result<(), LoginError> {
+    check_endpoint("authorization endpoint", &metadata.authorization_endpoint)?;
+    check_endpoint("token endpoint", &metadata.token_endpoint)?;
+    if let Some(registration) = &metadata.registration_endpoint {
+        check_endpoint("registration endpoint", registration)?;
+    }
+    Ok(())
+}
+
+fn check_endpoint(what: &str, text: &str) -> Result<(), LoginError> {
+    let shown = crate::mcp::shown_name(text);
+    let refused = |why: &str| {
+        Err(LoginError::Failed(format!(
+            "the server's {what} \"{shown}\" {why}; earshot does not use it"
+        )))
+    };
+    let Ok(url) = url::Url::parse(text) else {
+        return refused("is not a URL");
+    };
+    if !url.username().is_empty() || url.password().is_some() {
+        return refused("carries a user name or password");
+    }
+    let loopback = match url.host() {
+        Some(url::Host::Domain(name)) => name.eq_ignore_ascii_case("localhost"),
+        Some(url::Host::Ipv4(address)) => address.is_loopback(),
+        Some(url::Host::Ipv6(address)) => address.is_loopback(),
+        None => false,
+    };
+    match url.scheme() {
+        "https" => Ok(()),
+        "http" if loopback => Ok(()),
+        "http" => refused("is plain http to another machine"),
+        _ => refused("is not an https URL"),
+    }
+}
+
+/// The authorization server's `error` (and its description) in the redirect, made safe to show.
+fn refusal_in(callback_url: &str) -> Option<String> {
+    let url = url::Url::parse(callback_url).ok()?;
+    let value = |key: &str| {
+        url.query_pairs()
+            .find(|(name, _)| name == key)
+            .map(|(_, value)| crate::mcp::shown_name(&value))
+    };
+    let error = value("error")?;
+    Some(match value("error_description") {
+        Some(description) => format!("{error} ({description})"),
+        None => error,
+    })
 }
 
 /// A URL the user pasted on stdin that carries `state` (other lines are ignored).

@@ -59,7 +59,7 @@ pub async fn authorized_client(
     let mut manager = AuthorizationManager::new(url)
         .await
         .map_err(|error| format!("cannot authorize at {url}: {error}"))?;
-    let record = store.read(key)?;
+    let record = store.read_async(key).await?;
     let digest = definition_digest(url, settings);
     if let Some(record) = record.filter(|record| record.definition_digest == digest) {
         manager.set_credential_store(store.credentials_for(key));
@@ -98,11 +98,33 @@ pub struct OAuthTarget {
 }
 
 impl OAuthTarget {
+    /// Notes `scopes` (from a 403 `insufficient_scope` no step-up answered) in the record, so
+    /// that the next `earshot mcp login` asks for them with the ones granted.
+    pub async fn want_scopes(&self, scopes: Vec<String>) {
+        let noted = self
+            .store
+            .locked(&self.key, move |store, key| match store.read(key)? {
+                Some(mut record) => {
+                    for scope in scopes {
+                        if !record.wanted_scopes.contains(&scope) {
+                            record.wanted_scopes.push(scope);
+                        }
+                    }
+                    store.write(&record)
+                }
+                None => Ok(()),
+            })
+            .await;
+        if let Err(error) = noted {
+            tracing::warn!("could not note the scopes a server asked for: {error}");
+        }
+    }
+
     /// A short fingerprint of the access token stored for this definition, if any: tells a
     /// token from another login apart without keeping the token.
-    pub fn stored_token_fingerprint(&self) -> Option<String> {
+    pub async fn stored_token_fingerprint(&self) -> Option<String> {
         use oauth2::TokenResponse;
-        let record = self.store.read(&self.key).ok()??;
+        let record = self.store.read_async(&self.key).await.ok()??;
         let url = &self.key.url;
         if record.definition_digest != definition_digest(url, &self.settings) {
             return None;

@@ -30,15 +30,20 @@ impl Serialize for OAuthBlock {
 }
 
 /// How earshot authorizes with one server. Serialised (for `mcp get` and the trust digest) with
-/// the client secret as written (`${VAR}`), never its value.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+/// the client secret as written (`${VAR}`), never its value; its `Debug` shows neither.
+#[derive(Clone, Default, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct OAuthSettings {
     /// A client id registered with the authorization server beforehand.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub client_id: Option<String>,
-    /// The client secret as written (`${VAR}`).
-    #[serde(rename = "clientSecret", skip_serializing_if = "Option::is_none")]
+    /// The client secret as written: a reference (`${VAR}`) is shown and hashed as it is, a
+    /// literal one (allowed in your own files) only as `****`.
+    #[serde(
+        rename = "clientSecret",
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "reference_or_mask"
+    )]
     pub client_secret_written: Option<String>,
     /// The client secret, expanded. Never serialised.
     #[serde(skip)]
@@ -53,6 +58,45 @@ pub struct OAuthSettings {
     /// authorization server supports it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub client_metadata_url: Option<String>,
+}
+
+impl std::fmt::Debug for OAuthSettings {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OAuthSettings")
+            .field("client_id", &self.client_id)
+            .field(
+                "client_secret",
+                &self.client_secret.as_ref().map(|_| "[REDACTED]"),
+            )
+            .field("scopes", &self.scopes)
+            .field("callback_port", &self.callback_port)
+            .field("client_metadata_url", &self.client_metadata_url)
+            .finish()
+    }
+}
+
+fn reference_or_mask<S: serde::Serializer>(
+    written: &Option<String>,
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    match written {
+        Some(text) if is_reference(text) => serializer.serialize_str(text),
+        Some(_) => serializer.serialize_str("****"),
+        None => serializer.serialize_none(),
+    }
+}
+
+/// Exactly `${NAME}` (no default, nothing around it): the secret lives in the environment, not
+/// in the file.
+fn is_reference(text: &str) -> bool {
+    text.strip_prefix("${")
+        .and_then(|rest| rest.strip_suffix('}'))
+        .is_some_and(|name| {
+            name.chars()
+                .next()
+                .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+                && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+        })
 }
 
 /// Reads `raw` (the entry's `oauth` value). A literal `clientSecret` in the project's checked-in
@@ -100,9 +144,8 @@ pub fn parse_oauth_block(
     let client_secret_written = match object.get("clientSecret") {
         None | Some(Value::Null) => None,
         Some(Value::String(written)) => {
-            let is_reference = written.starts_with("${") && written.ends_with('}');
-            if layer == Layer::Project && !is_reference {
-                return Err("oauth.clientSecret in the project's checked-in settings must be a reference such as \"${LINEAR_CLIENT_SECRET}\", never the secret itself".into());
+            if layer == Layer::Project && !is_reference(written) {
+                return Err("oauth.clientSecret in the project's checked-in settings must be exactly a reference such as \"${LINEAR_CLIENT_SECRET}\", never the secret itself".into());
             }
             Some(written.clone())
         }

@@ -77,6 +77,9 @@ pub struct Registration {
     pub client_id: String,
     /// The secret it issued, if any.
     pub client_secret: Option<String>,
+    /// The redirect URI it was registered with (a login reuses the registration only on it).
+    #[serde(default)]
+    pub redirect_uri: String,
 }
 
 /// Everything stored for one key.
@@ -98,6 +101,10 @@ pub struct TokenRecord {
     pub registration: Option<Registration>,
     /// The digest of the definition (URL and `oauth` block) the tokens were issued for.
     pub definition_digest: String,
+    /// Scopes a server asked for (a 403 `insufficient_scope`) that no login has granted yet: the
+    /// next `earshot mcp login` asks for them too.
+    #[serde(default)]
+    pub wanted_scopes: Vec<String>,
 }
 
 impl std::fmt::Debug for TokenRecord {
@@ -113,6 +120,9 @@ impl std::fmt::Debug for TokenRecord {
             .finish_non_exhaustive()
     }
 }
+
+/// The longest a process waits for another to finish with a server's tokens.
+pub const LOCK_WAIT: std::time::Duration = std::time::Duration::from_secs(30);
 
 /// The folder of token files.
 #[derive(Debug, Clone)]
@@ -194,11 +204,13 @@ impl TokenStore {
         }
     }
 
-    /// Waits for the cross-process lock of `key` (held across a refresh and its save, so two
-    /// sessions never both spend one rotating refresh token). Released when dropped.
+    /// Waits (at most [`LOCK_WAIT`]) for the cross-process lock of `key`, held across a refresh
+    /// and its save, a login's write and a logout, so two sessions never both spend one rotating
+    /// refresh token and a refresh never brings back tokens a logout deleted. Released when
+    /// dropped. Blocking: call it off the async threads.
     ///
     /// # Errors
-    /// The lock file cannot be created or locked.
+    /// The lock file cannot be created, or another process held the lock too long.
     pub fn lock(&self, key: &TokenKey) -> Result<std::fs::File, String> {
         self.create_dir()?;
         let path = self.lock_path_of(key);
@@ -209,9 +221,56 @@ impl TokenStore {
             .open(&path)
             .map_err(|error| format!("could not open {}: {error}", path.display()))?;
         let _ = restrict(&path, 0o600);
-        file.lock()
-            .map_err(|error| format!("could not lock {}: {error}", path.display()))?;
-        Ok(file)
+        let deadline = std::time::Instant::now() + LOCK_WAIT;
+        loop {
+            match file.try_lock() {
+                Ok(()) => return Ok(file),
+                Err(std::fs::TryLockError::WouldBlock) if std::time::Instant::now() < deadline => {
+                    std::thread::sleep(std::time::Duration::from_millis(20));
+                }
+                Err(std::fs::TryLockError::WouldBlock) => {
+                    return Err(format!(
+                        "another earshot held the lock on {}'s tokens for over {}s (a stopped process?); try again",
+                        key.server,
+                        LOCK_WAIT.as_secs()
+                    ));
+                }
+                Err(std::fs::TryLockError::Error(error)) => {
+                    return Err(format!("could not lock {}: {error}", path.display()));
+                }
+            }
+        }
+    }
+
+    /// Runs `work` on the record of `key` under its lock, off the async threads.
+    ///
+    /// # Errors
+    /// The lock or `work`'s own error.
+    pub async fn locked<T: Send + 'static>(
+        &self,
+        key: &TokenKey,
+        work: impl FnOnce(&TokenStore, &TokenKey) -> Result<T, String> + Send + 'static,
+    ) -> Result<T, String> {
+        let store = self.clone();
+        let key = key.clone();
+        tokio::task::spawn_blocking(move || {
+            let _lock = store.lock(&key)?;
+            work(&store, &key)
+        })
+        .await
+        .map_err(|error| error.to_string())?
+    }
+
+    /// `key`'s record, read off the async threads (no lock: writes are atomic renames).
+    ///
+    /// # Errors
+    /// As [`TokenStore::read`].
+    pub async fn read_async(&self, key: &TokenKey) -> Result<Option<TokenRecord>, String> {
+        let store = self.clone();
+        let key = key.clone();
+        tokio::task::spawn_blocking(move || store.read(&key))
+            .await
+            .map_err(|error| error.to_string())?
     }
 
     fn create_dir(&self) -> Result<(), String> {

@@ -23,4 +23,4 @@ pub use callback::CALLBACK_TIMEOUT;
 pub use login::{LoginError, LoginRequest, login};
 pub use session::{Challenge, OAuthTarget, authorized_client, definition_digest};
 pub use settings::{OAuthBlock, OAuthSettings, oauth_settings_of, parse_oauth_block};
-pub use store::{TokenKey, TokenRecord, TokenStore, canonical_url};
+pub use store::{LOCK_WAIT, Registration, TokenKey, TokenRecord, TokenStore, canonical_url};

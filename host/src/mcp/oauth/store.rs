@@ -284,6 +284,7 @@ impl TokenStore {
         FileCredentials {
             store: Arc::new(self.clone()),
             key: key.clone(),
+            last_read: Arc::new(std::sync::Mutex::new(None)),
         }
     }
 }
@@ -300,11 +301,40 @@ fn restrict(_path: &Path, _mode: u32) -> std::io::Result<()> {
 }
 
 /// rmcp's view of one key's record: it loads and saves the credentials part, every other field
-/// is kept as it is.
+/// is kept as it is. rmcp loads before every request: the credentials last read are kept with
+/// the file's identity (inode, size, modification time), and the file is read again only when
+/// that changed (a write is a rename, so every write changes the inode).
 #[derive(Clone)]
 pub struct FileCredentials {
     store: Arc<TokenStore>,
     key: TokenKey,
+    last_read: Arc<std::sync::Mutex<Option<LastRead>>>,
+}
+
+/// The credentials last read, with the identity of the file they were read from.
+type LastRead = (FileStamp, Option<StoredCredentials>);
+
+/// What tells one version of a token file from another without reading it.
+#[derive(Clone, PartialEq, Eq)]
+struct FileStamp {
+    inode: u64,
+    len: u64,
+    modified: Option<std::time::SystemTime>,
+}
+
+impl FileStamp {
+    fn of(path: &Path) -> std::io::Result<FileStamp> {
+        let metadata = std::fs::metadata(path)?;
+        #[cfg(unix)]
+        let inode = std::os::unix::fs::MetadataExt::ino(&metadata);
+        #[cfg(not(unix))]
+        let inode = 0;
+        Ok(FileStamp {
+            inode,
+            len: metadata.len(),
+            modified: metadata.modified().ok(),
+        })
+    }
 }
 
 fn store_error(error: String) -> AuthError {
@@ -328,8 +358,37 @@ impl FileCredentials {
 #[async_trait::async_trait]
 impl CredentialStore for FileCredentials {
     async fn load(&self) -> Result<Option<StoredCredentials>, AuthError> {
-        self.blocking(|store, key| Ok(store.read(key)?.and_then(|record| record.credentials)))
-            .await
+        let path = self.store.path_of(&self.key);
+        // One stat (microseconds, no read) decides whether the file changed since it was read.
+        let stamp = match FileStamp::of(&path) {
+            Ok(stamp) => stamp,
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(error) => {
+                return Err(store_error(format!(
+                    "could not read {}: {error}",
+                    path.display()
+                )));
+            }
+        };
+        if let Some((seen, credentials)) =
+            &*self.last_read.lock().unwrap_or_else(|p| p.into_inner())
+            && *seen == stamp
+        {
+            return Ok(credentials.clone());
+        }
+        let (stamp, credentials) = self
+            .blocking(|store, key| {
+                // The stamp taken before the read: a write in between makes the next load read again.
+                let stamp = FileStamp::of(&store.path_of(key)).ok();
+                let credentials = store.read(key)?.and_then(|record| record.credentials);
+                Ok((stamp, credentials))
+            })
+            .await?;
+        if let Some(stamp) = stamp {
+            *self.last_read.lock().unwrap_or_else(|p| p.into_inner()) =
+                Some((stamp, credentials.clone()));
+        }
+        Ok(credentials)
     }
 
     async fn save(&self, credentials: StoredCredentials) -> Result<(), AuthError> {

@@ -2,7 +2,7 @@
 //! the next call. Nothing is granted: no files, no environment, no sockets.
 
 use crate::common::{TIGHT, hostile_wasm, load_tool};
-use earshot_host::sandbox::{SandboxError, ToolComponent};
+use earshot_host::sandbox::{SandboxError, SandboxLimits, ToolComponent};
 
 fn hostile() -> ToolComponent {
     load_tool("hostile", hostile_wasm(), TIGHT)
@@ -42,7 +42,17 @@ fn an_infinite_loop_is_stopped_at_the_cpu_deadline() {
 
 #[test]
 fn a_memory_hog_hits_the_memory_cap() {
-    let component = hostile();
+    // The memory cap is under test, not the clock: filling 64 MiB on a loaded 2-core machine
+    // (the whole suite runs in parallel) can outlast the tight 300 ms deadline, so this one gets
+    // a deadline it cannot reach first.
+    let component = load_tool(
+        "hostile",
+        hostile_wasm(),
+        SandboxLimits {
+            cpu_deadline: std::time::Duration::from_secs(30),
+            ..TIGHT
+        },
+    );
     let error = component.call("hog", "{}").expect_err("hog never returns");
     match &error {
         SandboxError::MemoryLimit {

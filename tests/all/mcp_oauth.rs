@@ -582,3 +582,15 @@ fn mcp_get_shows_the_client_secrets_reference_never_its_value() {
         assert!(!all.contains("s3cr3t-value"), "{all}");
     }
 }
+
+#[test]
+fn logging_in_to_a_server_that_asks_for_no_authorization_says_so_and_registers_nothing() {
+    let (mut everything, port) = crate::common::everything_over_http();
+    let sandbox = sandbox_with(&format!("http://127.0.0.1:{port}/mcp"));
+    let (code, _, stderr) = run(&sandbox, &["mcp", "login", "remote"]);
+    everything.kill().ok();
+    everything.wait().ok();
+    assert_ne!(code, 0);
+    assert!(stderr.contains("it needs no login"), "{stderr}");
+    assert!(token_files(&sandbox).is_empty());
+}

@@ -78,10 +78,13 @@ impl ModuleCache {
                 module: module.clone(),
             };
             match store(&entry_path, &entry) {
-                Ok(()) => prune(
-                    entry_path.parent().expect("entries live in a directory"),
-                    MAX_ENTRIES,
-                ),
+                Ok(()) => {
+                    let build_dir = entry_path.parent().expect("entries live in a directory");
+                    prune(build_dir, MAX_ENTRIES);
+                    if let Some(cache_dir) = build_dir.parent() {
+                        prune_other_builds(cache_dir, fingerprint(), OTHER_BUILDS_KEPT_FOR);
+                    }
+                }
                 Err(error) => {
                     tracing::debug!(path = %entry_path.display(), %error, "stripped module not cached");
                 }
@@ -164,6 +167,31 @@ fn prune(dir: &Path, keep: usize) {
     }
 }
 
+/// How long the entries of another build (an older earshot, another oxc) are kept after their
+/// folder last changed: long enough for two installed versions to share a machine, short enough
+/// that upgrades do not pile up folders nobody reads.
+const OTHER_BUILDS_KEPT_FOR: std::time::Duration = std::time::Duration::from_secs(7 * 24 * 3600);
+
+/// Deletes the folders of other builds under `cache_dir` not written to for `kept_for`. Runs only
+/// after a store, like [`prune`].
+fn prune_other_builds(cache_dir: &Path, current: &str, kept_for: std::time::Duration) {
+    let Ok(read) = std::fs::read_dir(cache_dir) else {
+        return;
+    };
+    let now = std::time::SystemTime::now();
+    for entry in read.flatten() {
+        let stale = entry.file_name() != current
+            && entry.file_type().is_ok_and(|kind| kind.is_dir())
+            && entry
+                .metadata()
+                .and_then(|metadata| metadata.modified())
+                .is_ok_and(|modified| now.duration_since(modified).unwrap_or_default() > kept_for);
+        if stale {
+            let _ = std::fs::remove_dir_all(entry.path());
+        }
+    }
+}
+
 /// Writes the entry atomically (temp file in the same directory + rename).
 fn store(path: &Path, entry: &Entry) -> std::io::Result<()> {
     let dir = path.parent().expect("entries live in a directory");
@@ -183,6 +211,28 @@ mod tests {
 
     const SOURCE: &str =
         "import { a } from './a.ts';\nenum E { X = 1 }\nexport const value: number = a + E.X;\n";
+
+    #[test]
+    fn another_builds_entries_go_once_unused_for_a_week_and_recent_ones_stay() {
+        let dir = tempfile::tempdir().unwrap();
+        let stale = dir.path().join("0123456789abcdef");
+        let recent = dir.path().join("fedcba9876543210");
+        for build in [&stale, &recent] {
+            std::fs::create_dir_all(build).unwrap();
+            std::fs::write(build.join("entry.json"), "x").unwrap();
+        }
+        let month_ago =
+            std::time::SystemTime::now() - std::time::Duration::from_secs(30 * 24 * 3600);
+        std::fs::File::open(&stale)
+            .unwrap()
+            .set_modified(month_ago)
+            .unwrap();
+        let cache = ModuleCache::in_dir(dir.path());
+        cache.analyse(Path::new("a.ts"), SOURCE).unwrap();
+        assert!(!stale.exists());
+        assert!(recent.join("entry.json").exists());
+        assert_eq!(entries(dir.path()).len(), 1);
+    }
 
     fn entries(dir: &Path) -> Vec<PathBuf> {
         std::fs::read_dir(dir.join(fingerprint()))

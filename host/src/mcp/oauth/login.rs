@@ -87,6 +87,12 @@ pub async fn login(request: LoginRequest<'_>) -> Result<Vec<String>, LoginError>
         .resolve_metadata_from_challenge(challenge.as_ref().map(|c| c.header.as_str()))
         .await
         .map_err(failed("could not discover how to authorize"))?;
+    if challenge.is_none() && !resolution.source.is_discovered() {
+        return Err(LoginError::Failed(format!(
+            "{} answered without asking for authorization and publishes no OAuth metadata: it needs no login",
+            request.url
+        )));
+    }
     let metadata = resolution.metadata;
     check_endpoints(&metadata)?;
     manager.set_metadata(metadata.clone());

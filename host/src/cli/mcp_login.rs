@@ -127,7 +127,12 @@ pub(crate) async fn login_command(context: &Context, name: &str) -> CommandResul
 pub(crate) async fn logout_command(context: &Context, name: &str) -> CommandResult {
     let entry = entry_named(context, name)?;
     let (target, _, _) = target_of(context, &entry)?;
-    let removed = target.store.remove(&target.key).map_err(Failure::new)?;
+    // Under the lock: a refresh in flight elsewhere finishes first and never writes back.
+    let removed = target
+        .store
+        .locked(&target.key, |store, key| store.remove(key))
+        .await
+        .map_err(Failure::new)?;
     if removed {
         println!("logged out of \"{name}\": its stored tokens are deleted");
         Ok(exit::OK)

@@ -169,13 +169,21 @@ fn init_tracing(verbose: u8) {
         1 => "debug,rmcp=warn,wasmtime=info,cranelift_codegen=info,hyper=info,reqwest=info",
         _ => "trace",
     };
+    use tracing_subscriber::Layer;
+    use tracing_subscriber::filter::FilterExt;
+    use tracing_subscriber::layer::SubscriberExt;
+    use tracing_subscriber::util::SubscriberInitExt;
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default))
-        // rmcp's OAuth logs authorization codes at debug: never below info, whatever is asked.
-        .add_directive("rmcp::transport::auth=info".parse().expect("a directive"));
-    let _ = tracing_subscriber::fmt()
-        .with_env_filter(filter)
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
+    // rmcp's OAuth logs authorization codes at debug: never below info, whatever is asked (a cap
+    // only: what the filter turns off stays off).
+    let oauth_cap = tracing_subscriber::filter::filter_fn(|metadata| {
+        !(metadata.target().starts_with("rmcp::transport::auth")
+            && *metadata.level() > tracing::Level::INFO)
+    });
+    let layer = tracing_subscriber::fmt::layer()
         .with_writer(std::io::stderr)
         .with_ansi(output::colour_enabled_on_stderr())
-        .try_init();
+        .with_filter(filter.and(oauth_cap));
+    let _ = tracing_subscriber::registry().with(layer).try_init();
 }

@@ -160,6 +160,9 @@ struct Slot {
     /// While it needs a login: the challenge it answered with, and the stored token it refused
     /// (a different token in the store, from a login in another process, is tried once).
     login_wanted: Mutex<Option<(Challenge, Option<String>)>>,
+    /// Held by a login or step-up for this server, so that two calls refused at once lead to
+    /// one login.
+    logging_in: tokio::sync::Mutex<()>,
 }
 
 impl Slot {
@@ -215,6 +218,23 @@ impl Slot {
             .map(|(challenge, _)| challenge.clone());
         if let Some(challenge) = challenge {
             self.want_login(challenge).await;
+        }
+    }
+
+    /// Whether `connection` is still the slot's (another call's step-up or restart may have
+    /// replaced it while this call was not holding the call lock).
+    fn holds(&self, connection: &Arc<Connection>) -> bool {
+        matches!(
+            &*self.live.lock().unwrap_or_else(|p| p.into_inner()),
+            Live::Up { connection: current, .. } if Arc::ptr_eq(current, connection)
+        )
+    }
+
+    /// The connection the slot holds now, if up.
+    fn current(&self) -> Option<Arc<Connection>> {
+        match &*self.live.lock().unwrap_or_else(|p| p.into_inner()) {
+            Live::Up { connection, .. } => Some(connection.clone()),
+            Live::Down(_) => None,
         }
     }
 
@@ -306,6 +326,7 @@ impl McpServers {
                     oauth,
                     step_ups: Mutex::new(0),
                     login_wanted: Mutex::new(None),
+                    logging_in: tokio::sync::Mutex::new(()),
                     cwd: start_dir(settings, &entry),
                     project_root: settings
                         .project
@@ -709,7 +730,7 @@ impl McpServers {
         {
             // Other servers' calls go on while the user is in the browser.
             drop(one_at_a_time.take());
-            let stepped_up = self.step_up(slot, challenge.clone()).await;
+            let stepped_up = self.step_up(slot, challenge.clone(), &connection).await;
             one_at_a_time = Some(self.calls.lock().await);
             if let Some(stepped_up) = stepped_up {
                 connection = stepped_up;
@@ -741,7 +762,9 @@ impl McpServers {
                 Ok(CallOutcome { result, notice })
             }
             Err(CallFailure::Ended(ending)) => {
-                self.mark_died(slot, &ending);
+                if slot.holds(&connection) {
+                    self.mark_died(slot, &ending);
+                }
                 let context = format!(" during the call to {what}");
                 let restartable = self.restart_allowed(slot).is_ok();
                 let next = if restartable {
@@ -777,10 +800,13 @@ impl McpServers {
                 ))
             }
             Err(CallFailure::NeedsAuthorization(challenge)) => {
-                slot.want_login(challenge).await;
                 let reason = needs_login(server);
-                if let Some(old) = slot.set(Live::Down(ServerState::NeedsLogin(reason.clone()))) {
-                    self.close_in_background(old);
+                if slot.holds(&connection) {
+                    slot.want_login(challenge).await;
+                    if let Some(old) = slot.set(Live::Down(ServerState::NeedsLogin(reason.clone())))
+                    {
+                        self.close_in_background(old);
+                    }
                 }
                 Err(CallError::failed(
                     format!("server \"{server}\" {reason}"),
@@ -863,13 +889,25 @@ impl McpServers {
     /// Re-authorizes `slot`'s server with the scopes `challenge` asks for on top of the ones
     /// granted, then connects again; the new connection, or none when step-ups are not allowed
     /// here, this server had its share, or the login failed (reported on stderr by the login).
-    async fn step_up(&self, slot: &Slot, challenge: Challenge) -> Option<Arc<Connection>> {
+    async fn step_up(
+        &self,
+        slot: &Slot,
+        challenge: Challenge,
+        refused: &Arc<Connection>,
+    ) -> Option<Arc<Connection>> {
         let browser = self
             .step_up_browser
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .clone()?;
         slot.oauth.as_ref()?;
+        let _one_login = slot.logging_in.lock().await;
+        // Another call's step-up finished while this one waited for it: use its connection.
+        if let Some(current) = slot.current()
+            && !Arc::ptr_eq(&current, refused)
+        {
+            return Some(current);
+        }
         {
             let mut step_ups = slot.step_ups.lock().unwrap_or_else(|p| p.into_inner());
             if *step_ups >= MAX_STEP_UPS_PER_SERVER {
@@ -911,6 +949,7 @@ impl McpServers {
             .unwrap_or_else(|p| p.into_inner())
             .as_ref()
             .map(|(challenge, _)| challenge.clone());
+        let _one_login = slot.logging_in.lock().await;
         let scopes = self
             .run_login(slot, challenge, &browser.without_paste())
             .await?;

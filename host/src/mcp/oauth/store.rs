@@ -122,7 +122,7 @@ impl std::fmt::Debug for TokenRecord {
 }
 
 /// The longest a process waits for another to finish with a server's tokens.
-pub const LOCK_WAIT: std::time::Duration = std::time::Duration::from_secs(30);
+pub const LOCK_WAIT: std::time::Duration = std::time::Duration::from_secs(90);
 
 /// The folder of token files.
 #[derive(Debug, Clone)]
@@ -435,6 +435,9 @@ impl CredentialStore for FileCredentials {
 
     async fn acquire_refresh_guard(&self) -> Result<Option<CredentialRefreshGuard>, AuthError> {
         let file = self.blocking(|store, key| store.lock(key)).await?;
+        // The refresh that follows reads the file itself, never the last read: a refresh token
+        // must be the one stored now, whatever a coarse clock or a reused inode would say.
+        *self.last_read.lock().unwrap_or_else(|p| p.into_inner()) = None;
         Ok(Some(CredentialRefreshGuard::new(file)))
     }
 }

@@ -414,7 +414,7 @@ impl Host {
             .registry()
             .find_shared(name)
             .cloned()
-            .ok_or_else(|| CallError::UnknownTool(name.to_string()))?;
+            .ok_or_else(|| self.unknown_tool(name))?;
         if searching
             && tool.id.kind() == SourceKind::Mcp
             && !self
@@ -426,6 +426,33 @@ impl Host {
             return Err(CallError::NotListed(tool.id.namespaced()));
         }
         call_registered(&tool, &self.gate, &self.validator, prompter, input_json).await
+    }
+
+    /// Why `name` cannot be called: its server is waiting for a login (its tools are not listed
+    /// until then; the error says which command logs in), else it is unknown.
+    fn unknown_tool(&self, name: &str) -> CallError {
+        let waiting = self.mcp.as_ref().and_then(|servers| {
+            servers
+                .statuses()
+                .into_iter()
+                .find_map(|status| match status.state {
+                    ServerState::NeedsLogin(reason)
+                        if name
+                            .strip_prefix(status.name.as_str())
+                            .is_some_and(|rest| rest.starts_with("__")) =>
+                    {
+                        Some((status.name, reason))
+                    }
+                    _ => None,
+                })
+        });
+        match waiting {
+            Some((server, reason)) => CallError::failed(
+                format!("server \"{server}\" {reason} before {name} can be called"),
+                crate::FailureCause::ServerUnavailable { server },
+            ),
+            None => CallError::UnknownTool(name.to_string()),
+        }
     }
 
     /// Answers MCP servers' elicitations with `elicitor` from now on (for the calls that follow;

@@ -144,7 +144,12 @@ fn a_server_that_needs_oauth_is_listed_as_needing_login_until_the_user_logs_in()
     assert_eq!(server.stat("registrations"), 0);
     let (code, _, stderr) = whoami(&sandbox);
     assert_ne!(code, 0);
-    assert!(stderr.contains("earshot mcp login remote"), "{stderr}");
+    assert!(
+        stderr.contains(
+            "server \"remote\" needs login: run `earshot mcp login remote` before remote__whoami can be called"
+        ),
+        "{stderr}"
+    );
 
     login(&sandbox);
     assert_eq!(server.stat("registrations"), 1);

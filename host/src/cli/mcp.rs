@@ -418,7 +418,8 @@ fn remove(context: &Context, layer: Option<Layer>, name: &str) -> CommandResult 
     }
 }
 
-fn servers(context: &Context) -> Vec<ServerEntry> {
+/// Every configured server entry, `${VAR}` expanded from the environment.
+pub(crate) fn servers(context: &Context) -> Vec<ServerEntry> {
     read_servers(&context.settings, &Context::env)
 }
 
@@ -557,7 +558,8 @@ async fn list(context: &Context, as_json: bool) -> CommandResult {
     Ok(exit::OK)
 }
 
-fn find(entries: Vec<ServerEntry>, name: &str) -> Result<ServerEntry, Failure> {
+/// The entry named `name`, or the one-line error that says so.
+pub(crate) fn find(entries: Vec<ServerEntry>, name: &str) -> Result<ServerEntry, Failure> {
     entries
         .into_iter()
         .find(|entry| entry.name == name)

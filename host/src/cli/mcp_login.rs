@@ -5,7 +5,7 @@ use crate::mcp::oauth::{
     BROWSER_VARIABLE, Browser, CALLBACK_TIMEOUT, LoginRequest, OAuthTarget, login,
     oauth_settings_of,
 };
-use crate::mcp::{ServerEntry, ServerState, Transport, effective_entry, read_servers};
+use crate::mcp::{ServerEntry, ServerState, Transport, effective_entry};
 use crate::settings::{Layer, Settings};
 
 use super::{CommandResult, Context, Failure, exit};
@@ -23,15 +23,7 @@ pub(crate) fn browser(settings: &Settings) -> Browser {
 }
 
 fn entry_named(context: &Context, name: &str) -> Result<ServerEntry, Failure> {
-    read_servers(&context.settings, &Context::env)
-        .into_iter()
-        .find(|entry| entry.name == name)
-        .ok_or_else(|| {
-            Failure::new(format!(
-                "no MCP server named \"{name}\" in any settings file"
-            ))
-            .hint("`earshot mcp list` shows what is configured")
-        })
+    super::mcp::find(super::mcp::servers(context), name)
 }
 
 /// The server's OAuth target, or why it has none.

@@ -187,14 +187,7 @@ pub async fn connect(
             let config = http_config(url, headers)?;
             let service = match oauth {
                 Some(target) => {
-                    let client = authorized_client(
-                        url,
-                        &target.store,
-                        &target.key,
-                        &target.settings,
-                        http_client()?,
-                    )
-                    .await?;
+                    let client = authorized_client(url, target, http_client()?).await?;
                     let transport = StreamableHttpClientTransport::with_client(client, config);
                     serve_http(&handler, transport, url, timeout).await?
                 }
@@ -313,8 +306,8 @@ fn http_failure(text: &str) -> String {
     one_line(core)
 }
 
-/// `text` on one line, shortened.
-fn one_line(text: &str) -> String {
+/// `text` on one line, without control characters, shortened: for text a server wrote.
+pub(crate) fn one_line(text: &str) -> String {
     let flat: String = earshot_terminal_text::strip_controls(text)
         .split_whitespace()
         .collect::<Vec<_>>()

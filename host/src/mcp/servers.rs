@@ -207,18 +207,30 @@ impl Slot {
         now.is_some() && now != refused
     }
 
-    /// Takes the token now stored as refused too (a reconnect with it failed), so the next look
-    /// does not try it again.
-    async fn refuse_stored_token(&self) {
-        let challenge = self
-            .login_wanted
+    /// The challenge the server answered with while it needs a login.
+    fn wanted_challenge(&self) -> Option<Challenge> {
+        self.login_wanted
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .as_ref()
-            .map(|(challenge, _)| challenge.clone());
-        if let Some(challenge) = challenge {
+            .map(|(challenge, _)| challenge.clone())
+    }
+
+    /// Takes the token now stored as refused too (a reconnect with it failed), so the next look
+    /// does not try it again.
+    async fn refuse_stored_token(&self) {
+        if let Some(challenge) = self.wanted_challenge() {
             self.want_login(challenge).await;
         }
+    }
+
+    /// Moves the slot to `needs login` after `challenge`; returns the state's line and the
+    /// connection it held (for the caller to close).
+    async fn await_login(&self, challenge: Challenge) -> (String, Option<Arc<Connection>>) {
+        self.want_login(challenge).await;
+        let reason = needs_login(&self.entry.name);
+        let old = self.set(Live::Down(ServerState::NeedsLogin(reason.clone())));
+        (reason, old)
     }
 
     /// Whether `connection` is still the slot's (another call's step-up or restart may have
@@ -385,10 +397,17 @@ impl McpServers {
                     continue;
                 };
                 let slot = &self.slots[index];
-                if let Err(ConnectError::NeedsLogin(challenge)) = &result {
-                    slot.want_login(challenge.clone()).await;
+                match result {
+                    Err(ConnectError::NeedsLogin(challenge)) => {
+                        slot.await_login(challenge).await;
+                    }
+                    Err(ConnectError::Failed(reason)) => {
+                        slot.set(Live::Down(ServerState::Failed(reason)));
+                    }
+                    Ok(connected) => {
+                        slot.set(live_of(connected));
+                    }
                 }
-                slot.set(live_of(&slot.entry.name, result));
                 done += 1;
                 progress(StartProgress {
                     finished: &slot.entry.name,
@@ -801,12 +820,10 @@ impl McpServers {
             }
             Err(CallFailure::NeedsAuthorization(challenge)) => {
                 let reason = needs_login(server);
-                if slot.holds(&connection) {
-                    slot.want_login(challenge).await;
-                    if let Some(old) = slot.set(Live::Down(ServerState::NeedsLogin(reason.clone())))
-                    {
-                        self.close_in_background(old);
-                    }
+                if slot.holds(&connection)
+                    && let (_, Some(old)) = slot.await_login(challenge).await
+                {
+                    self.close_in_background(old);
                 }
                 Err(CallError::failed(
                     format!("server \"{server}\" {reason}"),
@@ -943,12 +960,7 @@ impl McpServers {
         {
             return Err(format!("server \"{server}\" is not started: {why}"));
         }
-        let challenge = slot
-            .login_wanted
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .as_ref()
-            .map(|(challenge, _)| challenge.clone());
+        let challenge = slot.wanted_challenge();
         let _one_login = slot.logging_in.lock().await;
         let scopes = self
             .run_login(slot, challenge, &browser.without_paste())
@@ -1005,30 +1017,35 @@ impl McpServers {
         )
         .await;
         match result {
-            Ok(connected) => {
-                let connection = Arc::new(connected.connection);
-                *slot.login_wanted.lock().unwrap_or_else(|p| p.into_inner()) = None;
-                if let Some(old) = slot.set(Live::Up {
-                    connection: connection.clone(),
-                    tools: connected.tools,
-                    took: connected.took,
-                }) {
+            Ok(connected) => Ok(self.install(slot, connected)),
+            Err(ConnectError::NeedsLogin(challenge)) => {
+                let (reason, old) = slot.await_login(challenge).await;
+                if let Some(old) = old {
                     self.close_in_background(old);
                 }
-                *slot
-                    .tools_replaced
-                    .lock()
-                    .unwrap_or_else(|p| p.into_inner()) = true;
-                Ok(connection)
-            }
-            Err(ConnectError::NeedsLogin(challenge)) => {
-                slot.want_login(challenge).await;
-                let reason = needs_login(name);
-                slot.set(Live::Down(ServerState::NeedsLogin(reason.clone())));
                 Err(format!("server \"{name}\" {reason}"))
             }
             Err(ConnectError::Failed(reason)) => Err(format!("server \"{name}\" {reason}")),
         }
+    }
+
+    /// Makes a new connection `slot`'s (after a restart or a login): the one it replaces is
+    /// closed, a wanted login is settled, and its tool list is marked for the registry.
+    fn install(&self, slot: &Slot, connected: Connected) -> Arc<Connection> {
+        let connection = Arc::new(connected.connection);
+        *slot.login_wanted.lock().unwrap_or_else(|p| p.into_inner()) = None;
+        if let Some(old) = slot.set(Live::Up {
+            connection: connection.clone(),
+            tools: connected.tools,
+            took: connected.took,
+        }) {
+            self.close_in_background(old);
+        }
+        *slot
+            .tools_replaced
+            .lock()
+            .unwrap_or_else(|p| p.into_inner()) = true;
+        connection
     }
 
     fn restart_allowed(&self, slot: &Slot) -> Result<(), String> {
@@ -1072,22 +1089,9 @@ impl McpServers {
         tokio::time::sleep(wait).await;
         let result = connect(&definition, &cwd, handler, timeout, slot.oauth.as_ref()).await;
         match result {
-            Ok(Connected {
-                connection,
-                tools,
-                took,
-            }) => {
-                let connection = Arc::new(connection);
-                slot.set(Live::Up {
-                    connection: connection.clone(),
-                    tools,
-                    took,
-                });
+            Ok(connected) => {
+                let connection = self.install(slot, connected);
                 *slot.died_at.lock().unwrap_or_else(|p| p.into_inner()) = None;
-                *slot
-                    .tools_replaced
-                    .lock()
-                    .unwrap_or_else(|p| p.into_inner()) = true;
                 Ok((
                     connection,
                     format!(
@@ -1097,9 +1101,7 @@ impl McpServers {
                 ))
             }
             Err(ConnectError::NeedsLogin(challenge)) => {
-                slot.want_login(challenge).await;
-                let reason = needs_login(name);
-                slot.set(Live::Down(ServerState::NeedsLogin(reason.clone())));
+                let (reason, _) = slot.await_login(challenge).await;
                 Err(CallError::failed(
                     format!("server \"{name}\" {reason}"),
                     FailureCause::ServerUnavailable {
@@ -1190,19 +1192,16 @@ fn admit(entry: &ServerEntry, admitted: Result<(), String>) -> ServerState {
     }
 }
 
-fn live_of(name: &str, result: Result<Connected, ConnectError>) -> Live {
-    match result {
-        Ok(Connected {
-            connection,
-            tools,
-            took,
-        }) => Live::Up {
-            connection: Arc::new(connection),
-            tools,
-            took,
-        },
-        Err(ConnectError::Failed(reason)) => Live::Down(ServerState::Failed(reason)),
-        Err(ConnectError::NeedsLogin(_)) => Live::Down(ServerState::NeedsLogin(needs_login(name))),
+fn live_of(connected: Connected) -> Live {
+    let Connected {
+        connection,
+        tools,
+        took,
+    } = connected;
+    Live::Up {
+        connection: Arc::new(connection),
+        tools,
+        took,
     }
 }
 

@@ -13,6 +13,8 @@ use rmcp::transport::auth::{
 };
 use tokio::io::AsyncBufReadExt;
 
+use super::super::connection::one_line;
+use super::super::http::http_client;
 use super::browser::Browser;
 use super::callback::CallbackListener;
 use super::session::{Challenge, definition_digest};
@@ -57,10 +59,6 @@ pub enum LoginError {
 
 fn failed(what: &str) -> impl Fn(rmcp::transport::auth::AuthError) -> LoginError + '_ {
     move |error| LoginError::Failed(format!("{what}: {}", one_line(&error.to_string())))
-}
-
-fn one_line(text: &str) -> String {
-    text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 /// Runs the login and stores its tokens. Returns the scopes granted.
@@ -366,13 +364,10 @@ async fn probe(
     url: &str,
     headers: &std::collections::BTreeMap<String, String>,
 ) -> Option<Challenge> {
-    let client = reqwest::Client::builder()
-        .connect_timeout(Duration::from_secs(10))
-        .timeout(Duration::from_secs(30))
-        .build()
-        .ok()?;
-    let mut post = client
+    let mut post = http_client()
+        .ok()?
         .post(url)
+        .timeout(Duration::from_secs(30))
         .header("accept", "application/json, text/event-stream")
         .header("content-type", "application/json");
     for (name, value) in headers {

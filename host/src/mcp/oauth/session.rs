@@ -10,7 +10,7 @@ use rmcp::transport::auth::{
 use sha2::{Digest, Sha256};
 
 use super::settings::OAuthSettings;
-use super::store::{TokenKey, TokenStore, canonical_url};
+use super::store::{TokenKey, TokenRecord, TokenStore, canonical_url};
 
 /// A server's answer that it needs (more) authorization: its `WWW-Authenticate` header.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -43,26 +43,22 @@ pub fn definition_digest(url: &str, settings: &OAuthSettings) -> String {
     hex::encode(Sha256::digest(material.to_string().as_bytes()))
 }
 
-/// The client a session sends its requests through: with the stored token of `key` when one was
-/// issued for this very definition, else unauthenticated (a 401 then makes the server
+/// The client a session sends its requests through to `url`: with `target`'s stored token when
+/// one was issued for this very definition, else unauthenticated (a 401 then makes the server
 /// `needs login`).
 ///
 /// # Errors
 /// One line: the URL is unusable, or the store cannot be read.
 pub async fn authorized_client(
     url: &str,
-    store: &TokenStore,
-    key: &TokenKey,
-    settings: &OAuthSettings,
+    target: &OAuthTarget,
     http: reqwest::Client,
 ) -> Result<AuthClient<reqwest::Client>, String> {
     let mut manager = AuthorizationManager::new(url)
         .await
         .map_err(|error| format!("cannot authorize at {url}: {error}"))?;
-    let record = store.read_async(key).await?;
-    let digest = definition_digest(url, settings);
-    if let Some(record) = record.filter(|record| record.definition_digest == digest) {
-        manager.set_credential_store(store.credentials_for(key));
+    if let Some(record) = target.record_for_this_definition().await? {
+        manager.set_credential_store(target.store.credentials_for(&target.key));
         if let (Some(metadata), Some(credentials)) = (record.metadata.clone(), &record.credentials)
         {
             manager.set_metadata(metadata);
@@ -120,15 +116,25 @@ impl OAuthTarget {
         }
     }
 
+    /// The stored record, if its tokens were issued for this very definition (URL and `oauth`
+    /// block): a record of an edited definition is never used.
+    ///
+    /// # Errors
+    /// The store cannot be read.
+    pub async fn record_for_this_definition(&self) -> Result<Option<TokenRecord>, String> {
+        let digest = definition_digest(&self.key.url, &self.settings);
+        Ok(self
+            .store
+            .read_async(&self.key)
+            .await?
+            .filter(|record| record.definition_digest == digest))
+    }
+
     /// A short fingerprint of the access token stored for this definition, if any: tells a
     /// token from another login apart without keeping the token.
     pub async fn stored_token_fingerprint(&self) -> Option<String> {
         use oauth2::TokenResponse;
-        let record = self.store.read_async(&self.key).await.ok()??;
-        let url = &self.key.url;
-        if record.definition_digest != definition_digest(url, &self.settings) {
-            return None;
-        }
+        let record = self.record_for_this_definition().await.ok()??;
         let token = record.credentials?.token_response?;
         Some(hex::encode(
             &Sha256::digest(token.access_token().secret().as_bytes())[..8],

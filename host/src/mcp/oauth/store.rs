@@ -251,14 +251,11 @@ impl TokenStore {
         key: &TokenKey,
         work: impl FnOnce(&TokenStore, &TokenKey) -> Result<T, String> + Send + 'static,
     ) -> Result<T, String> {
-        let store = self.clone();
-        let key = key.clone();
-        tokio::task::spawn_blocking(move || {
-            let _lock = store.lock(&key)?;
-            work(&store, &key)
+        self.off_thread(key, |store, key| {
+            let _lock = store.lock(key)?;
+            work(store, key)
         })
         .await
-        .map_err(|error| error.to_string())?
     }
 
     /// `key`'s record, read off the async threads (no lock: writes are atomic renames).
@@ -266,9 +263,18 @@ impl TokenStore {
     /// # Errors
     /// As [`TokenStore::read`].
     pub async fn read_async(&self, key: &TokenKey) -> Result<Option<TokenRecord>, String> {
+        self.off_thread(key, |store, key| store.read(key)).await
+    }
+
+    /// Runs `work` (file I/O, a lock wait) on the blocking pool, never on an async thread.
+    async fn off_thread<T: Send + 'static>(
+        &self,
+        key: &TokenKey,
+        work: impl FnOnce(&TokenStore, &TokenKey) -> Result<T, String> + Send + 'static,
+    ) -> Result<T, String> {
         let store = self.clone();
         let key = key.clone();
-        tokio::task::spawn_blocking(move || store.read(&key))
+        tokio::task::spawn_blocking(move || work(&store, &key))
             .await
             .map_err(|error| error.to_string())?
     }
@@ -346,11 +352,9 @@ impl FileCredentials {
         &self,
         work: impl FnOnce(&TokenStore, &TokenKey) -> Result<T, String> + Send + 'static,
     ) -> Result<T, AuthError> {
-        let store = self.store.clone();
-        let key = self.key.clone();
-        tokio::task::spawn_blocking(move || work(&store, &key))
+        self.store
+            .off_thread(&self.key, work)
             .await
-            .map_err(|error| store_error(error.to_string()))?
             .map_err(store_error)
     }
 }

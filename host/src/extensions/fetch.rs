@@ -1,17 +1,10 @@
-//! `fetch` for extensions: requests run as tasks on the session's tokio runtime (the embedder's:
+//! The HTTP side of `fetch` for extensions (the JS side is web/js/fetch.js): requests run as tasks on the session's tokio runtime (the embedder's:
 //! each JS thread enters it), so a slow server never blocks an extension's JS thread (its timers
 //! and other work go on) nor any other extension. The JS side awaits a channel; the job loop
 //! sleeps until the answer arrives. Only an extension started outside any runtime falls back to
 //! a small background runtime of the library's own.
 
-use std::cell::RefCell;
-use std::rc::Rc;
 use std::sync::OnceLock;
-
-use boa_engine::{Context, Finalize, JsData, JsError, JsObject, JsResult, JsString, Trace};
-use boa_runtime::fetch::Fetcher;
-use boa_runtime::fetch::request::JsRequest;
-use boa_runtime::fetch::response::JsResponse;
 
 /// The largest response body an extension receives (a bigger one is an error, not a crash).
 pub const MAX_RESPONSE_BYTES: usize = 32 * 1024 * 1024;
@@ -49,52 +42,67 @@ fn client() -> &'static reqwest::Client {
 }
 
 /// What a finished request hands back to the JS thread.
-struct Fetched {
-    url: String,
-    status: u16,
-    headers: http::HeaderMap,
-    body: Vec<u8>,
+pub(super) struct Fetched {
+    /// The final URL (after redirects).
+    pub url: String,
+    /// The status code.
+    pub status: u16,
+    /// The reason phrase of the status ("" when unknown).
+    pub status_text: String,
+    /// The response headers, in order.
+    pub headers: http::HeaderMap,
+    /// The whole body (at most [`MAX_RESPONSE_BYTES`]).
+    pub body: Vec<u8>,
 }
 
-/// The [`Fetcher`] Boa's `fetch` calls.
-#[derive(Debug, Default, Trace, Finalize, JsData)]
-pub struct BackgroundFetcher;
+/// One request in flight, as the JS side holds it: the answer to wait for, and the task to abort
+/// when its signal aborts.
+pub(super) struct InFlight {
+    answer: Option<tokio::sync::oneshot::Receiver<Result<Fetched, String>>>,
+    task: tokio::task::AbortHandle,
+}
 
-impl Fetcher for BackgroundFetcher {
-    async fn fetch(
-        self: Rc<Self>,
-        request: JsRequest,
-        _signal: Option<JsObject>,
-        _context: &RefCell<&mut Context>,
-    ) -> JsResult<JsResponse> {
-        let request = request.into_inner();
-        let url = request.uri().to_string();
-        let method = request.method().clone();
-        let headers = request.headers().clone();
-        let body = request.body().clone();
+impl InFlight {
+    /// Starts `method url` with `headers` and `body` on the session's runtime (or the fallback).
+    pub(super) fn start(
+        method: http::Method,
+        url: String,
+        headers: http::HeaderMap,
+        body: Option<Vec<u8>>,
+    ) -> InFlight {
         let (sender, receiver) = tokio::sync::oneshot::channel();
-        let target = url.clone();
         let request = async move {
-            let result = send(method, &target, headers, body).await;
+            let result = send(method, &url, headers, body).await;
             let _ = sender.send(result);
         };
         let task = match tokio::runtime::Handle::try_current() {
             Ok(session) => session.spawn(request),
             Err(_) => fallback_runtime().spawn(request),
         };
-        // A call that ends (or times out) before the answer arrives drops this future: the
-        // request is cancelled with it instead of running on in the background.
-        let _cancel_on_drop = AbortOnDrop(task.abort_handle());
-        let fetched = receiver
-            .await
-            .map_err(|_| JsError::from_rust(Failed("the request was dropped".into())))?
-            .map_err(|message| JsError::from_rust(Failed(message)))?;
-        let mut builder = http::Response::builder().status(fetched.status);
-        for (name, value) in &fetched.headers {
-            builder = builder.header(name, value);
+        InFlight {
+            answer: Some(receiver),
+            task: task.abort_handle(),
         }
-        let response = builder.body(fetched.body).map_err(JsError::from_rust)?;
-        Ok(JsResponse::basic(JsString::from(fetched.url), response))
+    }
+
+    /// Stops the request (its signal aborted).
+    pub(super) fn abort(&self) {
+        self.task.abort();
+    }
+
+    /// The answer, once: a future that also aborts the request if it is dropped first (a call
+    /// that ends or times out before the answer arrives does not leave the request running).
+    pub(super) fn answer(
+        &mut self,
+    ) -> Option<impl std::future::Future<Output = Result<Fetched, String>> + 'static> {
+        let receiver = self.answer.take()?;
+        let cancel_on_drop = AbortOnDrop(self.task.clone());
+        Some(async move {
+            let _cancel_on_drop = cancel_on_drop;
+            receiver
+                .await
+                .map_err(|_| "the request was aborted".to_string())?
+        })
     }
 }
 
@@ -102,17 +110,24 @@ async fn send(
     method: http::Method,
     url: &str,
     headers: http::HeaderMap,
-    body: Vec<u8>,
+    body: Option<Vec<u8>>,
 ) -> Result<Fetched, String> {
-    let mut response = client()
-        .request(method, url)
-        .headers(headers)
-        .body(body)
+    let mut request = client().request(method, url).headers(headers);
+    if let Some(body) = body {
+        request = request.body(body);
+    }
+    let mut response = request
         .send()
         .await
         .map_err(|error| format!("fetch {url} failed: {error}"))?;
     let status = response.status().as_u16();
+    let status_text = response
+        .status()
+        .canonical_reason()
+        .unwrap_or_default()
+        .to_string();
     let headers = response.headers().clone();
+    let response_url = response.url().to_string();
     let mut body = Vec::new();
     while let Some(chunk) = response
         .chunk()
@@ -128,8 +143,9 @@ async fn send(
         body.extend_from_slice(&chunk);
     }
     Ok(Fetched {
-        url: url.to_string(),
+        url: response_url,
         status,
+        status_text,
         headers,
         body,
     })
@@ -143,8 +159,3 @@ impl Drop for AbortOnDrop {
         self.0.abort();
     }
 }
-
-/// A fetch that failed before a response arrived (as `TypeError: Failed to fetch` would).
-#[derive(Debug, thiserror::Error)]
-#[error("{0}")]
-struct Failed(String);

@@ -6,7 +6,8 @@
 //! * [`module_loader`] — relative imports, confined to the extension's folder.
 //! * [`runtime`] — the globals an extension sees.
 //! * [`job_loop`] — timers, microtasks and fetches, sleeping instead of spinning.
-//! * [`fetch`] — `fetch` on a background runtime.
+//! * [`web`] — the WinterTC web platform (events, streams, Blob, crypto, fetch, ...), lazily.
+//! * [`fetch`] — the HTTP side of `fetch`, on the session's runtime.
 //! * [`shape`] — the structural check of the default export.
 //! * [`errors`] — errors located in the original `.ts` file.
 //! * [`worker`] — one JS thread and context per extension.
@@ -22,6 +23,7 @@ pub mod shape;
 pub mod string_natives;
 pub mod strip;
 mod tool_runner;
+pub mod web;
 pub mod worker;
 
 pub use runtime::ScriptLimits;

@@ -1,20 +1,19 @@
 //! The globals an extension sees: console (to tracing, never raw to the terminal), timers and
 //! `queueMicrotask` on our job loop, TextEncoder/TextDecoder, URL, structuredClone, atob/btoa,
-//! AbortController, `fetch` on the background runtime, and a read-only `process.env`; and string
-//! and RegExp built-ins that stay linear on large texts ([`super::string_natives`]).
+//! the rest of the web platform ([`super::web`]: events, streams, Blob, crypto, `fetch` on the
+//! session's runtime, ...), `Intl`, and a read-only `process.env`; and string and RegExp
+//! built-ins that stay linear on large texts ([`super::string_natives`]).
 
 use std::rc::Rc;
 
+use super::job_loop::JobLoop;
+use super::module_loader::ConfinedLoader;
 use boa_engine::context::ContextBuilder;
 use boa_engine::object::{IntegrityLevel, ObjectInitializer};
 use boa_engine::property::Attribute;
 use boa_engine::{Context, Finalize, JsResult, JsValue, Trace, js_string};
 use boa_runtime::console::{ConsoleState, Logger};
-use boa_runtime::extensions::{ConsoleExtension, FetchExtension};
-
-use super::fetch::BackgroundFetcher;
-use super::job_loop::JobLoop;
-use super::module_loader::ConfinedLoader;
+use boa_runtime::extensions::ConsoleExtension;
 
 /// Limits on an extension's JavaScript, from settings.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -108,15 +107,13 @@ pub fn new_context(
         .runtime_limits_mut()
         .set_recursion_limit(limits.recursion);
     boa_runtime::register(
-        (
-            ConsoleExtension(TracingConsole {
-                extension: extension.to_string(),
-            }),
-            FetchExtension(BackgroundFetcher),
-        ),
+        ConsoleExtension(TracingConsole {
+            extension: extension.to_string(),
+        }),
         None,
         &mut context,
     )?;
+    super::web::install(&mut context)?;
     super::string_natives::install(&mut context)?;
     // `vars_os`: one variable that is not UTF-8 must not stop every extension from loading.
     let env: serde_json::Map<String, serde_json::Value> = std::env::vars_os()

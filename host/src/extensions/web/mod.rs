@@ -12,11 +12,11 @@ mod natives;
 
 use std::cell::RefCell;
 
+use boa_engine::job::GenericJob;
 use boa_engine::object::FunctionObjectBuilder;
 use boa_engine::property::PropertyDescriptor;
 use boa_engine::{
-    Context, JsNativeError, JsObject, JsResult, JsString, JsValue, NativeFunction, Source,
-    js_string,
+    Context, JsNativeError, JsObject, JsResult, JsString, JsValue, NativeFunction, js_string,
 };
 
 /// One script and the globals it defines.
@@ -100,6 +100,10 @@ const GROUPS: &[Group] = &[
     },
 ];
 
+/// The globals WebIDL makes enumerable (operations and attributes of the global scope); the
+/// interface objects (classes) are not.
+const ENUMERABLE: &[&str] = &["fetch", "reportError", "crypto", "performance", "navigator"];
+
 /// Every global this module adds (for the presence test and README).
 pub fn lazy_globals() -> impl Iterator<Item = &'static str> {
     GROUPS
@@ -117,6 +121,10 @@ struct WebState {
     internal: RefCell<Option<JsObject>>,
     /// Each group's exports, by index in [`GROUPS`]; `Some(None)` while it is being evaluated.
     exports: RefCell<Vec<Option<Option<JsObject>>>>,
+    /// Each lazy global's value once read or assigned, by accessor index.
+    values: RefCell<Vec<Option<JsValue>>>,
+    /// Each lazy global's getter, to tell whether the accessor is still ours.
+    getters: RefCell<Vec<JsObject>>,
 }
 
 /// Installs every global of [`GROUPS`] as a lazy accessor on the global object, and `self`.
@@ -137,6 +145,8 @@ pub fn install(context: &mut Context) -> JsResult<()> {
         console_error,
         internal: RefCell::new(None),
         exports: RefCell::new(vec![None; GROUPS.len()]),
+        values: RefCell::new(vec![None; lazy_globals().count()]),
+        getters: RefCell::new(Vec::new()),
     });
     let mut index: u32 = 0;
     for group in GROUPS {
@@ -151,12 +161,13 @@ pub fn install(context: &mut Context) -> JsResult<()> {
                 *name,
                 NativeFunction::from_copy_closure_with_captures(lazy_set, index),
             );
+            state(context)?.getters.borrow_mut().push(getter.clone());
             global.define_property_or_throw(
                 JsString::from(*name),
                 PropertyDescriptor::builder()
                     .get(getter)
                     .set(setter)
-                    .enumerable(false)
+                    .enumerable(ENUMERABLE.contains(name))
                     .configurable(true),
                 context,
             )?;
@@ -196,26 +207,68 @@ fn lookup(index: u32) -> (usize, &'static str) {
     unreachable!("an accessor index out of the table")
 }
 
-/// Replaces the accessor by a plain data property holding `value` (as WebIDL defines globals:
-/// writable, configurable, not enumerable).
-fn settle_global(name: &str, value: JsValue, context: &mut Context) -> JsResult<()> {
-    context.global_object().define_property_or_throw(
-        JsString::from(name),
-        PropertyDescriptor::builder()
-            .value(value)
-            .writable(true)
-            .enumerable(false)
-            .configurable(true),
-        context,
-    )?;
-    Ok(())
+/// Replaces the accessor of global `index` by a plain data property holding its value (as
+/// WebIDL defines globals: writable, configurable, enumerable only for operations and
+/// attributes), unless the extension has redefined it meanwhile.
+///
+/// This runs as a job, after the access that read or assigned the global: redefining a global
+/// in the middle of an access to it (inside its getter) leaves Boa 0.22's property cache of that
+/// access pointing at the old layout, and a later `new X(...)` in the same callback then reads
+/// the wrong slot.
+fn settle_later(index: u32, context: &mut Context) {
+    let realm = context.realm().clone();
+    let job = GenericJob::new(
+        move |context: &mut Context| {
+            let (_, name) = lookup(index);
+            let Some(value) = state(context)?.values.borrow()[index as usize].clone() else {
+                return Ok(JsValue::undefined());
+            };
+            let ours = state(context)?.getters.borrow()[index as usize].clone();
+            let global = context.global_object();
+            let object = context.intrinsics().constructors().object().constructor();
+            let describe = object.get(js_string!("getOwnPropertyDescriptor"), context)?;
+            let descriptor = match describe.as_callable() {
+                Some(describe) => describe.call(
+                    &object.clone().into(),
+                    &[global.clone().into(), JsString::from(name).into()],
+                    context,
+                )?,
+                None => JsValue::undefined(),
+            };
+            let getter = match descriptor.as_object() {
+                Some(descriptor) => descriptor.get(js_string!("get"), context)?,
+                None => JsValue::undefined(),
+            };
+            let still_ours = getter
+                .as_object()
+                .is_some_and(|getter| JsObject::equals(&getter, &ours));
+            if still_ours {
+                global.define_property_or_throw(
+                    JsString::from(name),
+                    PropertyDescriptor::builder()
+                        .value(value)
+                        .writable(true)
+                        .enumerable(ENUMERABLE.contains(&name))
+                        .configurable(true),
+                    context,
+                )?;
+            }
+            Ok(JsValue::undefined())
+        },
+        realm,
+    );
+    context.enqueue_job(job.into());
 }
 
 fn lazy_get(_: &JsValue, _: &[JsValue], index: &u32, context: &mut Context) -> JsResult<JsValue> {
+    if let Some(value) = state(context)?.values.borrow()[*index as usize].clone() {
+        return Ok(value);
+    }
     let (group, name) = lookup(*index);
     let exports = load(group, context)?;
     let value = exports.get(JsString::from(name), context)?;
-    settle_global(name, value.clone(), context)?;
+    state(context)?.values.borrow_mut()[*index as usize] = Some(value.clone());
+    settle_later(*index, context);
     Ok(value)
 }
 
@@ -225,8 +278,9 @@ fn lazy_set(
     index: &u32,
     context: &mut Context,
 ) -> JsResult<JsValue> {
-    let (_, name) = lookup(*index);
-    settle_global(name, args.first().cloned().unwrap_or_default(), context)?;
+    let value = args.first().cloned().unwrap_or_default();
+    state(context)?.values.borrow_mut()[*index as usize] = Some(value);
+    settle_later(*index, context);
     Ok(JsValue::undefined())
 }
 
@@ -256,15 +310,22 @@ fn load(index: usize, context: &mut Context) -> JsResult<JsObject> {
     result
 }
 
+/// Evaluates group `index`'s script and returns its exports.
+///
+/// The script becomes the body of a function made by the `Function` constructor and is then
+/// called: a getter can run in the middle of any expression (`new Blob(...)` inside a callback),
+/// and evaluating a Script there clobbers the caller's operand stack on Boa 0.22, while a
+/// function call is an ordinary nested frame.
 fn evaluate(index: usize, context: &mut Context) -> JsResult<JsObject> {
     let group = &GROUPS[index];
     let internal = internal(context)?;
-    let path = format!("earshot:web/{}.js", group.name);
-    let source = Source::from_bytes(group.source).with_path(std::path::Path::new(&path));
-    let factory = context.eval(source)?;
-    let factory = factory.as_callable().ok_or_else(|| {
-        JsNativeError::error().with_message(format!("web group {} is not a function", group.name))
-    })?;
+    let body = JsString::from(format!("return (\n{}\n)(internal);", group.source));
+    let function_constructor = context.intrinsics().constructors().function().constructor();
+    let factory = function_constructor.construct(
+        &[js_string!("internal").into(), body.into()],
+        None,
+        context,
+    )?;
     let exports = factory.call(&JsValue::undefined(), &[internal.into()], context)?;
     exports.as_object().ok_or_else(|| {
         JsNativeError::error()

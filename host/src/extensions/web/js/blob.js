@@ -249,9 +249,14 @@
     return -1;
   }
 
+  /// A parameter of a header; in a quoted value the escapes of escapeName are undone.
   function parameter(header, key) {
-    const match = new RegExp(`;\\s*${key}="([^"]*)"`, "i").exec(header) ?? new RegExp(`;\\s*${key}=([^;\\s]*)`, "i").exec(header);
-    return match === null ? undefined : match[1];
+    const quoted = new RegExp(`;\\s*${key}="([^"]*)"`, "i").exec(header);
+    if (quoted !== null) {
+      return quoted[1].replace(/%0A/gi, "\n").replace(/%0D/gi, "\r").replace(/%22/gi, '"');
+    }
+    const bare = new RegExp(`;\\s*${key}=([^;\\s]*)`, "i").exec(header);
+    return bare === null ? undefined : bare[1];
   }
 
   /// A FormData from a body and its Content-Type (multipart/form-data or urlencoded).

@@ -519,6 +519,117 @@ fn load_comparison(count: usize, dir: &Path, project: &Path, validator: &SchemaV
     );
 }
 
+/// Rounds of the web platform's before/after comparison.
+const WEB_ROUNDS: usize = 7;
+
+/// What the web platform (issue 18) costs a context that does not use it, and what each group
+/// costs on its first use: a fresh context, one extension alone and 20 extensions, each with the
+/// web platform left out (as before it existed) and with it, interleaved in the same run.
+fn web_platform_cost(
+    config: &Path,
+    single: &Settings,
+    twenty: &Settings,
+    validator: &SchemaValidator,
+) {
+    let skip = earshot_host::bench_support::skip_web_platform;
+    let context = || {
+        let start = Instant::now();
+        for index in 0..50 {
+            std::hint::black_box(
+                new_context(
+                    &format!("ext{index}"),
+                    Rc::new(JobLoop::default()),
+                    Rc::new(ConfinedLoader::new(config.join("extensions"))),
+                    ScriptLimits::default(),
+                )
+                .expect("context"),
+            );
+        }
+        start.elapsed() / 50
+    };
+    let load = |settings: &Settings, expected: usize| {
+        let start = Instant::now();
+        let outcomes = load_all(settings, validator, ExtensionLimits::default());
+        let elapsed = start.elapsed();
+        assert!(outcomes.len() == expected && outcomes.iter().all(Result::is_ok));
+        drop(outcomes);
+        std::thread::sleep(Duration::from_millis(50));
+        elapsed
+    };
+    let mut samples: [[Vec<Duration>; 2]; 3] = Default::default();
+    for round in 0..WEB_ROUNDS {
+        for side in 0..2 {
+            let with_web = (side + round) % 2 == 0;
+            skip(!with_web);
+            let slot = usize::from(with_web);
+            samples[0][slot].push(context());
+            for _ in 0..3 {
+                samples[1][slot].push(load(single, 1));
+            }
+            samples[2][slot].push(load(twenty, EXTENSIONS));
+        }
+    }
+    skip(false);
+    let ms = |d: Duration| d.as_secs_f64() * 1e3;
+    for (what, [without, with]) in [
+        "a fresh context",
+        "one extension loaded alone",
+        "20 extensions loaded",
+    ]
+    .iter()
+    .zip(samples.iter_mut())
+    {
+        let (without, with) = (percentile(without, 0.5), percentile(with, 0.5));
+        println!(
+            "web platform, {what}: without {:.3} ms, with {:.3} ms: {:.2}x (goal <= 1.10x), medians of {WEB_ROUNDS} interleaved rounds",
+            ms(without),
+            ms(with),
+            ms(with) / ms(without)
+        );
+    }
+    // The first use of each group in a fresh context (its script evaluated once).
+    let mut firsts = Vec::new();
+    for (group, probe) in [
+        (
+            "events (Event, AbortSignal, DOMException)",
+            "typeof EventTarget",
+        ),
+        ("url (URLSearchParams)", "typeof URLSearchParams"),
+        ("blob (Blob, File, FormData)", "typeof Blob"),
+        (
+            "streams (web-streams-polyfill, compression)",
+            "typeof ReadableStream",
+        ),
+        ("crypto", "typeof crypto"),
+        ("fetch (loads events, blob, url)", "typeof fetch"),
+        (
+            "Intl.NumberFormat",
+            "new Intl.NumberFormat('de-DE').format(1.5)",
+        ),
+    ] {
+        let mut times = Vec::new();
+        for _ in 0..WEB_ROUNDS {
+            let mut context = new_context(
+                "probe",
+                Rc::new(JobLoop::default()),
+                Rc::new(ConfinedLoader::new(config.join("extensions"))),
+                ScriptLimits::default(),
+            )
+            .expect("context");
+            let start = Instant::now();
+            context
+                .eval(boa_engine::Source::from_bytes(probe))
+                .expect("probe runs");
+            times.push(start.elapsed());
+        }
+        firsts.push(format!("{group} {:.2} ms", ms(percentile(&mut times, 0.5))));
+    }
+    println!(
+        "web platform, first use in a context (median of {WEB_ROUNDS}): {}",
+        firsts.join(", ")
+    );
+}
+
 /// The allocator the `earshot` binary uses (host/src/main.rs), so that what is timed here is what
 /// users run.
 #[global_allocator]
@@ -617,6 +728,13 @@ fn main() {
     println!(
         "one extension loaded alone, median of 10: {:.2} ms",
         percentile(&mut alone, 0.5).as_secs_f64() * 1e3
+    );
+
+    web_platform_cost(
+        &config,
+        &single_settings,
+        &settings_for(&config, &project),
+        &validator,
     );
 
     println!(

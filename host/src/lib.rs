@@ -50,6 +50,7 @@ pub mod trust;
 /// part of the embedding API: embedders load extensions through [`HostBuilder`]).
 #[doc(hidden)]
 pub mod bench_support {
+    pub use crate::extensions::web::set_skipped_for_bench as skip_web_platform;
     pub use crate::loaders::extensions::{ExtensionOutcome, LoadedExtension, load_all};
 }
 

@@ -11,6 +11,7 @@
 mod natives;
 
 use std::cell::RefCell;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use boa_engine::job::GenericJob;
 use boa_engine::object::FunctionObjectBuilder;
@@ -104,6 +105,16 @@ const GROUPS: &[Group] = &[
 /// interface objects (classes) are not.
 const ENUMERABLE: &[&str] = &["fetch", "reportError", "crypto", "performance", "navigator"];
 
+/// Set only by `benches/extensions.rs`, to time contexts without the web platform (what they
+/// cost before it) against contexts with it, in the same run.
+static SKIPPED_FOR_BENCH: AtomicBool = AtomicBool::new(false);
+
+/// For the extension bench only: `true` makes new contexts leave the web platform out.
+#[doc(hidden)]
+pub fn set_skipped_for_bench(skipped: bool) {
+    SKIPPED_FOR_BENCH.store(skipped, Ordering::Relaxed);
+}
+
 /// Every global this module adds (for the presence test and README).
 pub fn lazy_globals() -> impl Iterator<Item = &'static str> {
     GROUPS
@@ -133,6 +144,9 @@ struct WebState {
 /// # Errors
 /// When a global cannot be defined (a bug, not an extension's fault).
 pub fn install(context: &mut Context) -> JsResult<()> {
+    if SKIPPED_FOR_BENCH.load(Ordering::Relaxed) {
+        return Ok(());
+    }
     let global = context.global_object();
     let url = global.get(js_string!("URL"), context)?;
     let console = global.get(js_string!("console"), context)?;

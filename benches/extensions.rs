@@ -9,7 +9,7 @@
 //! Node running the same steps in the same run.
 //!
 //! `cargo bench -p earshot-host --bench extensions` (needs `node` on PATH for the baseline);
-//! `-- text` runs the text workload alone; `-- unpinned` leaves the round-trip comparison's
+//! `-- text` runs the text workload alone; `-- web` stops after the web platform's cost; `-- unpinned` leaves the round-trip comparison's
 //! threads where the kernel puts them (see `OneCore`).
 
 use std::path::{Path, PathBuf};

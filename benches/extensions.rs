@@ -520,7 +520,7 @@ fn load_comparison(count: usize, dir: &Path, project: &Path, validator: &SchemaV
 }
 
 /// Rounds of the web platform's before/after comparison.
-const WEB_ROUNDS: usize = 7;
+const WEB_ROUNDS: usize = 11;
 
 /// What the web platform (issue 18) costs a context that does not use it, and what each group
 /// costs on its first use: a fresh context, one extension alone and 20 extensions, each with the
@@ -736,6 +736,9 @@ fn main() {
         &settings_for(&config, &project),
         &validator,
     );
+    if std::env::args().any(|arg| arg == "web") {
+        return;
+    }
 
     println!(
         "strip (oxc), sequential: {:.2} ms total, {:.3} ms per extension",

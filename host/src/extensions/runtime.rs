@@ -13,7 +13,10 @@ use boa_engine::object::{IntegrityLevel, ObjectInitializer};
 use boa_engine::property::Attribute;
 use boa_engine::{Context, Finalize, JsResult, JsValue, Trace, js_string};
 use boa_runtime::console::{ConsoleState, Logger};
-use boa_runtime::extensions::ConsoleExtension;
+use boa_runtime::extensions::{
+    Base64Extension, ConsoleExtension, EncodingExtension, MicrotaskExtension,
+    StructuredCloneExtension, TimeoutExtension, UrlExtension,
+};
 
 /// Limits on an extension's JavaScript, from settings.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -106,10 +109,20 @@ pub fn new_context(
     context
         .runtime_limits_mut()
         .set_recursion_limit(limits.recursion);
-    boa_runtime::register(
-        ConsoleExtension(TracingConsole {
-            extension: extension.to_string(),
-        }),
+    // Every boa_runtime extension but its AbortController (the web platform's replaces it, as an
+    // EventTarget) and fetch (web/js/fetch.js).
+    boa_runtime::register_extensions(
+        (
+            Base64Extension,
+            TimeoutExtension,
+            EncodingExtension,
+            MicrotaskExtension,
+            StructuredCloneExtension,
+            UrlExtension,
+            ConsoleExtension(TracingConsole {
+                extension: extension.to_string(),
+            }),
+        ),
         None,
         &mut context,
     )?;

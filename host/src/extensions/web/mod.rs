@@ -9,6 +9,7 @@
 //! fresh context would otherwise parse every script, several milliseconds on Boa).
 
 mod natives;
+mod url_search_params;
 
 use std::cell::RefCell;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -54,7 +55,7 @@ const GROUPS: &[Group] = &[
     Group {
         name: "url",
         source: include_str!("js/url_search_params.js"),
-        globals: &["URL", "URLSearchParams"],
+        globals: &["URLSearchParams"],
     },
     Group {
         name: "blob",
@@ -128,6 +129,8 @@ struct WebState {
     url: JsValue,
     /// `console.error` as the runtime made it, for `reportError`.
     console_error: JsValue,
+    /// The built-in URL accessors `searchParams` builds on, once installed.
+    url_accessors: RefCell<Option<url_search_params::UrlAccessors>>,
     /// The `internal` object, made on the first load.
     internal: RefCell<Option<JsObject>>,
     /// Each group's exports, by index in [`GROUPS`]; `Some(None)` while it is being evaluated.
@@ -136,8 +139,9 @@ struct WebState {
     values: RefCell<Vec<Option<JsValue>>>,
 }
 
-/// Installs every global of [`GROUPS`], lazily, and `self`. Call after `boa_runtime::register`
-/// (its console and URL are captured here, and its AbortController is replaced).
+/// Installs every global of [`GROUPS`], lazily, `self`, and `URL.prototype.searchParams`. Call
+/// after boa_runtime's extensions (its console and URL are captured here); do not register its
+/// AbortController, which the lazy one (an EventTarget) replaces.
 ///
 /// No property is defined per global: the global object's prototype becomes a proxy of
 /// `Object.prototype` that answers for the lazy names ([`lazy_has`], [`lazy_get`]), so a fresh
@@ -165,12 +169,11 @@ pub fn install(context: &mut Context) -> JsResult<()> {
         internal: RefCell::new(None),
         exports: RefCell::new(vec![None; GROUPS.len()]),
         values: RefCell::new(vec![None; lazy_globals().count()]),
+        url_accessors: RefCell::new(None),
     });
-    // boa_runtime's own versions (URL is wrapped, AbortController/AbortSignal are replaced by
-    // ones that are EventTargets) give way to the lazy ones.
-    for name in ["URL", "AbortController", "AbortSignal"] {
-        global.delete_property_or_throw(js_string!(name), context)?;
-    }
+    let url = state(context)?.url.clone();
+    let accessors = url_search_params::install(&url, context)?;
+    *state(context)?.url_accessors.borrow_mut() = Some(accessors);
     let object_prototype = context.intrinsics().constructors().object().prototype();
     let proxy = JsProxy::builder(object_prototype)
         .has(lazy_has)
@@ -292,6 +295,17 @@ fn target_of(args: &[JsValue]) -> JsResult<JsObject> {
         .ok_or_else(|| JsNativeError::typ().with_message("no proxy target").into())
 }
 
+impl WebState {
+    /// The built-in URL accessors (set by [`install`]).
+    fn url_accessors(&self) -> JsResult<url_search_params::UrlAccessors> {
+        self.url_accessors.borrow().clone().ok_or_else(|| {
+            JsNativeError::error()
+                .with_message("URL.searchParams is not installed")
+                .into()
+        })
+    }
+}
+
 fn state(context: &Context) -> JsResult<&WebState> {
     context.get_data::<WebState>().ok_or_else(|| {
         JsNativeError::error()
@@ -347,11 +361,28 @@ fn internal(context: &mut Context) -> JsResult<JsObject> {
         return Ok(internal);
     }
     let url = state(context)?.url.clone();
+    let accessors = state(context)?.url_accessors()?;
     let load = NativeFunction::from_fn_ptr(load_by_name);
     let report = NativeFunction::from_fn_ptr(report_error);
-    let internal = natives::internal_object(url, report, load, context);
+    let internal = natives::internal_object(url, &accessors, report, load, context);
     *state(context)?.internal.borrow_mut() = Some(internal.clone());
     Ok(internal)
+}
+
+/// The exports of the group called `name`, evaluating it the first time.
+fn load_named(name: &str, context: &mut Context) -> JsResult<JsObject> {
+    let index = GROUPS
+        .iter()
+        .position(|group| group.name == name)
+        .ok_or_else(|| JsNativeError::error().with_message(format!("no web group {name}")))?;
+    load(index, context)
+}
+
+/// Whether the group called `name` has been evaluated in this context.
+fn loaded(name: &str, context: &Context) -> JsResult<bool> {
+    let index = GROUPS.iter().position(|group| group.name == name);
+    let exports = state(context)?.exports.borrow();
+    Ok(index.is_some_and(|index| matches!(exports[index], Some(Some(_)))))
 }
 
 fn load_by_name(_: &JsValue, args: &[JsValue], context: &mut Context) -> JsResult<JsValue> {
@@ -361,11 +392,7 @@ fn load_by_name(_: &JsValue, args: &[JsValue], context: &mut Context) -> JsResul
         .unwrap_or_default()
         .to_string(context)?
         .to_std_string_lossy();
-    let index = GROUPS
-        .iter()
-        .position(|group| group.name == name)
-        .ok_or_else(|| JsNativeError::error().with_message(format!("no web group {name}")))?;
-    Ok(load(index, context)?.into())
+    Ok(load_named(&name, context)?.into())
 }
 
 /// `reportError(error)`: the error goes where an uncaught one would, the extension's console.

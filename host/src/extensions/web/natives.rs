@@ -460,9 +460,11 @@ fn time_origin(_: &JsValue, _: &[JsValue], _: &mut Context) -> JsResult<JsValue>
 }
 
 /// The `internal` object the web scripts receive: every function above, `load` (another group's
-/// exports), the built-in `URL` class, and what `navigator` reports.
+/// exports), the built-in `URL` class and its `search`/`href` accessors, and what `navigator`
+/// reports.
 pub(super) fn internal_object(
     url: JsValue,
+    accessors: &super::url_search_params::UrlAccessors,
     report_error: NativeFunction,
     load: NativeFunction,
     context: &mut Context,
@@ -507,6 +509,26 @@ pub(super) fn internal_object(
     }
     builder
         .property(js_string!("URL"), url, Attribute::all())
+        .property(
+            js_string!("urlSearchGet"),
+            accessors.search_get.clone(),
+            Attribute::all(),
+        )
+        .property(
+            js_string!("urlSearchSet"),
+            accessors.search_set.clone(),
+            Attribute::all(),
+        )
+        .property(
+            js_string!("urlHrefGet"),
+            accessors.href_get.clone(),
+            Attribute::all(),
+        )
+        .property(
+            js_string!("urlHrefSet"),
+            accessors.href_set.clone(),
+            Attribute::all(),
+        )
         .property(js_string!("userAgent"), user_agent, Attribute::all())
         .property(
             js_string!("hardwareConcurrency"),

@@ -146,25 +146,26 @@
   }
 
   // URL.prototype.searchParams: one URLSearchParams per URL object, updated when `search` or
-  // `href` change, and writing back into the URL when it changes.
+  // `href` change (the host's setters call `refresh`), and writing back into the URL when it
+  // changes. The built-in URL accessors are reached through `internal`.
   const paramsOf = new WeakMap();
-  const URL = internal.URL;
-  const proto = URL.prototype;
-  const searchDescriptor = Object.getOwnPropertyDescriptor(proto, "search");
-  const hrefDescriptor = Object.getOwnPropertyDescriptor(proto, "href");
+  const searchGet = internal.urlSearchGet;
+  const searchSet = internal.urlSearchSet;
+  const hrefGet = internal.urlHrefGet;
+  const hrefSet = internal.urlHrefSet;
   let quiet = false;
 
   function setSearchQuietly(url, search, empty) {
     quiet = true;
     try {
-      searchDescriptor.set.call(url, search);
+      searchSet.call(url, search);
       if (empty) {
         // Setting "" leaves no `?`, as the standard's "update steps" do for an empty list.
-        const href = hrefDescriptor.get.call(url);
+        const href = hrefGet.call(url);
         const hash = href.indexOf("#");
         const base = hash < 0 ? href : href.slice(0, hash);
         if (base.endsWith("?")) {
-          hrefDescriptor.set.call(url, base.slice(0, -1) + (hash < 0 ? "" : href.slice(hash)));
+          hrefSet.call(url, base.slice(0, -1) + (hash < 0 ? "" : href.slice(hash)));
         }
       }
     } finally {
@@ -172,10 +173,11 @@
     }
   }
 
+  /// After `url`'s search or href changed: its URLSearchParams, if any, parse the new query.
   function refresh(url) {
     const params = paramsOf.get(url);
     if (params === undefined || quiet) return;
-    const search = searchDescriptor.get.call(url);
+    const search = searchGet.call(url);
     const pairs = list(params);
     pairs.length = 0;
     for (const pair of internal.parseUrlencoded(search.startsWith("?") ? search.slice(1) : search)) {
@@ -183,33 +185,17 @@
     }
   }
 
-  Object.defineProperty(proto, "search", {
-    get: searchDescriptor.get,
-    set(value) { searchDescriptor.set.call(this, value); refresh(this); },
-    enumerable: searchDescriptor.enumerable,
-    configurable: true,
-  });
-  Object.defineProperty(proto, "href", {
-    get: hrefDescriptor.get,
-    set(value) { hrefDescriptor.set.call(this, value); refresh(this); },
-    enumerable: hrefDescriptor.enumerable,
-    configurable: true,
-  });
-  Object.defineProperty(proto, "searchParams", {
-    get() {
-      let params = paramsOf.get(this);
-      if (params === undefined) {
-        searchDescriptor.get.call(this); // throws on a non-URL receiver
-        params = new URLSearchParams();
-        paramsOf.set(this, params);
-        urlOf.set(params, this);
-        refresh(this);
-      }
-      return params;
-    },
-    enumerable: true,
-    configurable: true,
-  });
+  /// `url.searchParams`: made on first use, then the same object.
+  function paramsFor(url) {
+    let params = paramsOf.get(url);
+    if (params === undefined) {
+      params = new URLSearchParams();
+      paramsOf.set(url, params);
+      urlOf.set(params, url);
+      refresh(url);
+    }
+    return params;
+  }
 
-  return { URL, URLSearchParams };
+  return { URLSearchParams, paramsFor, refresh };
 })

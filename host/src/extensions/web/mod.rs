@@ -4,7 +4,7 @@
 //! `structuredClone`, `atob`/`btoa`, TextEncoder/TextDecoder and `URL`; the rest (events and
 //! abort signals, `URLSearchParams`, Blob/File/FormData, streams, compression, crypto, fetch,
 //! `performance`, `navigator`, `reportError`) is defined by the scripts in `js/` over the
-//! natives in [`natives`]. A context pays only for what its extension touches: each global is an
+//! natives in `natives.rs`. A context pays only for what its extension touches: each global is an
 //! accessor until it is first read, and reading it evaluates the script of its group once (a
 //! fresh context would otherwise parse every script, several milliseconds on Boa).
 
@@ -139,12 +139,12 @@ struct WebState {
     values: RefCell<Vec<Option<JsValue>>>,
 }
 
-/// Installs every global of [`GROUPS`], lazily, `self`, and `URL.prototype.searchParams`. Call
+/// Installs every global of the web platform, lazily, `self`, and `URL.prototype.searchParams`. Call
 /// after boa_runtime's extensions (its console and URL are captured here); do not register its
 /// AbortController, which the lazy one (an EventTarget) replaces.
 ///
 /// No property is defined per global: the global object's prototype becomes a proxy of
-/// `Object.prototype` that answers for the lazy names ([`lazy_has`], [`lazy_get`]), so a fresh
+/// `Object.prototype` that answers for the lazy names (its `has` and `get` traps), so a fresh
 /// context costs one proxy instead of a getter and a setter for each of ~50 names (measured: the
 /// accessors cost 0.05 ms a context and a quarter more on a 20-extension load). Once read, a
 /// global becomes a plain data property of the global object; assigning one before that defines

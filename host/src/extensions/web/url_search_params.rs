@@ -130,7 +130,12 @@ fn refresh(this: &JsValue, context: &mut Context) -> JsResult<()> {
     if loaded("url", context)? {
         let exports = load_named("url", context)?;
         let refresh = exports.get(js_string!("refresh"), context)?;
-        call(&refresh, &JsValue::undefined(), &[this.clone()], context)?;
+        call(
+            &refresh,
+            &JsValue::undefined(),
+            std::slice::from_ref(this),
+            context,
+        )?;
     }
     Ok(())
 }
@@ -141,7 +146,12 @@ fn search_params(this: &JsValue, _: &[JsValue], context: &mut Context) -> JsResu
     call(&search_get, this, &[], context)?;
     let exports = load_named("url", context)?;
     let params_for = exports.get(js_string!("paramsFor"), context)?;
-    call(&params_for, &JsValue::undefined(), &[this.clone()], context)
+    call(
+        &params_for,
+        &JsValue::undefined(),
+        std::slice::from_ref(this),
+        context,
+    )
 }
 
 fn set_search(this: &JsValue, args: &[JsValue], context: &mut Context) -> JsResult<JsValue> {

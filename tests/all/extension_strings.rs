@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use crate::common::Sandbox;
 use crate::common::TestHost;
-use crate::common::{node_json, node22};
+use crate::common::{host_with_json_tool, node_json, node22};
 use earshot_host::CallError;
 use earshot_host::gate::NonInteractivePrompter;
 
@@ -20,24 +20,7 @@ fn fixture(name: &str) -> String {
 /// A host with one user extension `name` whose tool `run` returns `body` (a JS expression over
 /// `input`) as JSON, after the given script prelude.
 fn host_with_tool(sandbox: &Sandbox, name: &str, prelude: &str, body: &str) -> TestHost {
-    let extensions = sandbox.config().join("extensions");
-    std::fs::create_dir_all(&extensions).unwrap();
-    std::fs::write(
-        extensions.join(format!("{name}.ts")),
-        format!(
-            "{prelude}\n\
-             export default {{ tools: [{{ name: 'run', description: 'Runs string cases',\n\
-               inputSchema: {{ type: 'object' }}, readOnly: true,\n\
-               execute(input: any) {{ return JSON.stringify({body}); }} }}] }};\n"
-        ),
-    )
-    .unwrap();
-    std::fs::write(
-        sandbox.config().join("settings.json"),
-        r#"{"extensions": {"callTimeoutSeconds": 300}}"#,
-    )
-    .unwrap();
-    sandbox.host()
+    host_with_json_tool(sandbox, name, prelude, body)
 }
 
 #[test]

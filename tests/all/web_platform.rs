@@ -7,7 +7,7 @@ use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 
-use crate::common::{Sandbox, TestHost, node_json, node22};
+use crate::common::{Sandbox, TestHost, host_with_json_tool, node_json, node22};
 use earshot_host::gate::NonInteractivePrompter;
 
 fn fixture(name: &str) -> PathBuf {
@@ -16,27 +16,10 @@ fn fixture(name: &str) -> PathBuf {
         .join(name)
 }
 
-/// A host with one user extension `web` whose async tool `run` returns `body` (a JS expression
-/// over `input`, awaited) as JSON, after `prelude`.
+/// A host with one user extension `web` whose tool `run` returns `body` (a JS expression over
+/// `input`, awaited) as JSON, after `prelude`.
 fn host_with_tool(sandbox: &Sandbox, prelude: &str, body: &str) -> TestHost {
-    let extensions = sandbox.config().join("extensions");
-    std::fs::create_dir_all(&extensions).unwrap();
-    std::fs::write(
-        extensions.join("web.ts"),
-        format!(
-            "{prelude}\n\
-             export default {{ tools: [{{ name: 'run', description: 'Runs web platform cases',\n\
-               inputSchema: {{ type: 'object' }}, readOnly: true,\n\
-               async execute(input: any) {{ return JSON.stringify(await ({body})); }} }}] }};\n"
-        ),
-    )
-    .unwrap();
-    std::fs::write(
-        sandbox.config().join("settings.json"),
-        r#"{"extensions": {"callTimeoutSeconds": 300}}"#,
-    )
-    .unwrap();
-    sandbox.host()
+    host_with_json_tool(sandbox, "web", prelude, body)
 }
 
 fn run(host: &TestHost, input: &serde_json::Value) -> serde_json::Value {

@@ -427,3 +427,26 @@ pub fn node_json(node: &std::path::Path, dir: &std::path::Path, script: &str) ->
     );
     serde_json::from_slice(&output.stdout).expect("node prints JSON")
 }
+
+/// A host with one user extension `name` whose tool `run` returns `body` (a JS expression over
+/// `input`, awaited) as JSON, after `prelude`; calls may take up to 300 s.
+pub fn host_with_json_tool(sandbox: &Sandbox, name: &str, prelude: &str, body: &str) -> TestHost {
+    let extensions = sandbox.config().join("extensions");
+    std::fs::create_dir_all(&extensions).unwrap();
+    std::fs::write(
+        extensions.join(format!("{name}.ts")),
+        format!(
+            "{prelude}\n\
+             export default {{ tools: [{{ name: 'run', description: 'Runs test cases',\n\
+               inputSchema: {{ type: 'object' }}, readOnly: true,\n\
+               async execute(input: any) {{ return JSON.stringify(await ({body})); }} }}] }};\n"
+        ),
+    )
+    .unwrap();
+    std::fs::write(
+        sandbox.config().join("settings.json"),
+        r#"{"extensions": {"callTimeoutSeconds": 300}}"#,
+    )
+    .unwrap();
+    sandbox.host()
+}

@@ -43,26 +43,34 @@ fn text_arg(args: &[JsValue], index: usize, context: &mut Context) -> JsResult<S
     Ok(arg(args, index).to_string(context)?.to_std_string_lossy())
 }
 
-/// The bytes a Uint8Array (or any typed array) views, copied.
-fn bytes_arg(value: &JsValue, context: &mut Context) -> JsResult<Vec<u8>> {
+/// The buffer a typed array views, and the byte range of the view in it.
+fn view_of(
+    value: &JsValue,
+    context: &mut Context,
+) -> JsResult<(JsArrayBuffer, std::ops::Range<usize>)> {
     let object = value
         .as_object()
         .ok_or_else(|| type_error("expected a Uint8Array"))?;
-    let array = JsTypedArray::from_object(object.clone())?;
+    let array = JsTypedArray::from_object(object)?;
     let offset = array.byte_offset(context)?;
     let length = array.byte_length(context)?;
     let buffer = array.buffer(context)?;
     let buffer = JsArrayBuffer::from_object(
         buffer
             .as_object()
-            .ok_or_else(|| type_error("a typed array without a buffer"))?
-            .clone(),
+            .ok_or_else(|| type_error("a typed array without a buffer"))?,
     )?;
+    Ok((buffer, offset..offset + length))
+}
+
+/// The bytes a Uint8Array (or any typed array) views, copied.
+fn bytes_arg(value: &JsValue, context: &mut Context) -> JsResult<Vec<u8>> {
+    let (buffer, range) = view_of(value, context)?;
     let data = buffer
         .data()
         .ok_or_else(|| type_error("the buffer is detached"))?;
     Ok(data
-        .get(offset..offset + length)
+        .get(range)
         .ok_or_else(|| type_error("the view is out of its buffer"))?
         .to_vec())
 }
@@ -92,27 +100,32 @@ fn parse_urlencoded(_: &JsValue, args: &[JsValue], context: &mut Context) -> JsR
     Ok(pairs.into())
 }
 
-fn serialize_urlencoded(_: &JsValue, args: &[JsValue], context: &mut Context) -> JsResult<JsValue> {
-    let pairs = arg(args, 0)
+/// A JS array of `[name, value]` pairs as Rust strings (lone surrogates replaced).
+fn string_pairs(value: &JsValue, context: &mut Context) -> JsResult<Vec<(String, String)>> {
+    let pairs = value
         .as_object()
-        .ok_or_else(|| type_error("expected a list of pairs"))?
-        .clone();
+        .ok_or_else(|| type_error("expected a list of pairs"))?;
     let pairs = JsArray::from_object(pairs)?;
-    let mut serializer = url::form_urlencoded::Serializer::new(String::new());
+    let mut out = Vec::new();
     for index in 0..pairs.length(context)? {
         let pair = pairs.get(index, context)?;
         let pair = pair
             .as_object()
-            .ok_or_else(|| type_error("expected a pair"))?
-            .clone();
-        let name = pair
-            .get(0, context)?
-            .to_string(context)?
-            .to_std_string_lossy();
-        let value = pair
-            .get(1, context)?
-            .to_string(context)?
-            .to_std_string_lossy();
+            .ok_or_else(|| type_error("expected a [name, value] pair"))?;
+        let mut text = |at: u32| -> JsResult<String> {
+            Ok(pair
+                .get(at, context)?
+                .to_string(context)?
+                .to_std_string_lossy())
+        };
+        out.push((text(0)?, text(1)?));
+    }
+    Ok(out)
+}
+
+fn serialize_urlencoded(_: &JsValue, args: &[JsValue], context: &mut Context) -> JsResult<JsValue> {
+    let mut serializer = url::form_urlencoded::Serializer::new(String::new());
+    for (name, value) in string_pairs(&arg(args, 0), context)? {
         serializer.append_pair(&name, &value);
     }
     Ok(JsString::from(serializer.finish()).into())
@@ -127,25 +140,12 @@ fn random_digits(_: &JsValue, args: &[JsValue], context: &mut Context) -> JsResu
 }
 
 fn random_fill(_: &JsValue, args: &[JsValue], context: &mut Context) -> JsResult<JsValue> {
-    let value = arg(args, 0);
-    let object = value
-        .as_object()
-        .ok_or_else(|| type_error("expected a Uint8Array"))?;
-    let array = JsTypedArray::from_object(object.clone())?;
-    let offset = array.byte_offset(context)?;
-    let length = array.byte_length(context)?;
-    let buffer = array.buffer(context)?;
-    let buffer = JsArrayBuffer::from_object(
-        buffer
-            .as_object()
-            .ok_or_else(|| type_error("a typed array without a buffer"))?
-            .clone(),
-    )?;
+    let (buffer, range) = view_of(&arg(args, 0), context)?;
     let mut data = buffer
         .data_mut()
         .ok_or_else(|| type_error("the buffer is detached"))?;
     let view = data
-        .get_mut(offset..offset + length)
+        .get_mut(range)
         .ok_or_else(|| type_error("the view is out of its buffer"))?;
     getrandom::fill(view).map_err(|error| type_error(error.to_string()))?;
     Ok(JsValue::undefined())
@@ -349,26 +349,8 @@ fn fetch_start(_: &JsValue, args: &[JsValue], context: &mut Context) -> JsResult
     let method = http::Method::from_bytes(method.as_bytes())
         .map_err(|_| type_error(format!("'{method}' is not a valid HTTP method.")))?;
     let url = text_arg(args, 1, context)?;
-    let pairs = arg(args, 2)
-        .as_object()
-        .ok_or_else(|| type_error("expected a list of headers"))?
-        .clone();
-    let pairs = JsArray::from_object(pairs)?;
     let mut headers = http::HeaderMap::new();
-    for index in 0..pairs.length(context)? {
-        let pair = pairs.get(index, context)?;
-        let pair = pair
-            .as_object()
-            .ok_or_else(|| type_error("expected a header pair"))?
-            .clone();
-        let name = pair
-            .get(0, context)?
-            .to_string(context)?
-            .to_std_string_lossy();
-        let value = pair
-            .get(1, context)?
-            .to_string(context)?
-            .to_std_string_lossy();
+    for (name, value) in string_pairs(&arg(args, 2), context)? {
         let name = http::HeaderName::from_bytes(name.as_bytes()).map_err(|_| {
             type_error(format!(
                 "Header name must be a valid HTTP token [\"{name}\"]"

@@ -156,14 +156,22 @@ fn search_params(this: &JsValue, _: &[JsValue], context: &mut Context) -> JsResu
 
 fn set_search(this: &JsValue, args: &[JsValue], context: &mut Context) -> JsResult<JsValue> {
     let search_set = state(context)?.url_accessors()?.search_set;
-    call(&search_set, this, args, context)?;
-    refresh(this, context)?;
-    Ok(JsValue::undefined())
+    set_then_refresh(&search_set, this, args, context)
 }
 
 fn set_href(this: &JsValue, args: &[JsValue], context: &mut Context) -> JsResult<JsValue> {
     let href_set = state(context)?.url_accessors()?.href_set;
-    call(&href_set, this, args, context)?;
+    set_then_refresh(&href_set, this, args, context)
+}
+
+/// Calls a built-in setter, then lets the URL's URLSearchParams re-read the query.
+fn set_then_refresh(
+    setter: &JsValue,
+    this: &JsValue,
+    args: &[JsValue],
+    context: &mut Context,
+) -> JsResult<JsValue> {
+    call(setter, this, args, context)?;
     refresh(this, context)?;
     Ok(JsValue::undefined())
 }

@@ -341,3 +341,43 @@ fn url_and_url_search_params_pass_the_web_platform_tests_as_recorded() {
         );
     }
 }
+
+#[test]
+fn a_decompression_bomb_fails_its_stream_and_nothing_else() {
+    let Some(node) = node22() else { return };
+    let server = EchoServer::start(&node);
+    let sandbox = Sandbox::new();
+    let prelude = "async function inflate(base: string) {\n\
+         const response = await fetch(`${base}/bomb`);\n\
+         const reader = response.body!.pipeThrough(new DecompressionStream('gzip')).getReader();\n\
+         let total = 0, largest = 0;\n\
+         try {\n\
+           for (;;) { const { value, done } = await reader.read(); if (done) break;\n\
+             total += value.byteLength; largest = Math.max(largest, value.byteLength); }\n\
+         } catch (e: any) { return { error: `${e.name}: ${e.message}`, total, largest }; }\n\
+         return { error: null, total, largest };\n\
+       }";
+    let host = host_with_tool(
+        &sandbox,
+        prelude,
+        "input.again ? 'still here' : inflate(input.base)",
+    );
+    let result = run(&host, &serde_json::json!({ "base": server.base }));
+    let error = result["error"].as_str().unwrap_or_default();
+    assert!(
+        error.starts_with("TypeError") && error.contains("larger than 256 MiB"),
+        "{result}"
+    );
+    // What came out before the cap, in pieces of bounded size (one input slice's worth each).
+    let (total, largest) = (
+        result["total"].as_u64().unwrap(),
+        result["largest"].as_u64().unwrap(),
+    );
+    assert!(total <= 256 << 20, "{result}");
+    assert!(largest <= 17 << 20, "{result}");
+    // The extension (and the host) go on.
+    assert_eq!(
+        run(&host, &serde_json::json!({ "again": true })),
+        "still here"
+    );
+}

@@ -4,6 +4,8 @@
 //! sleeps until the answer arrives. Only an extension started outside any runtime falls back to
 //! a small background runtime of the library's own.
 
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
 use std::sync::OnceLock;
 
 /// The largest response body an extension receives (a bigger one is an error, not a crash).
@@ -24,21 +26,44 @@ fn fallback_runtime() -> &'static tokio::runtime::Runtime {
     })
 }
 
-/// The HTTP client every extension shares (TLS roots of the platform). Idle connections are not
-/// kept: a connection belongs to the runtime that opened it, and sessions on different runtimes
-/// share this client.
-fn client() -> &'static reqwest::Client {
-    static CLIENT: OnceLock<reqwest::Client> = OnceLock::new();
-    CLIENT.get_or_init(|| {
+/// A request's redirect mode (`RequestInit.redirect`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Redirect {
+    /// Follow up to 20 redirects (the default; the Fetch standard's limit).
+    Follow,
+    /// A redirect fails the fetch.
+    Error,
+    /// Hand back the redirect response itself (as Node and Deno do; browsers hide it).
+    Manual,
+}
+
+/// The HTTP clients every extension shares (TLS roots of the platform): one that follows
+/// redirects and one that does not. Idle connections are not kept: a connection belongs to the
+/// runtime that opened it, and sessions on different runtimes share these clients.
+fn client(follow: bool) -> &'static reqwest::Client {
+    static FOLLOWING: OnceLock<reqwest::Client> = OnceLock::new();
+    static NOT_FOLLOWING: OnceLock<reqwest::Client> = OnceLock::new();
+    let build = move || {
         crate::tls::install_crypto_provider();
+        let policy = if follow {
+            reqwest::redirect::Policy::limited(20)
+        } else {
+            reqwest::redirect::Policy::none()
+        };
         reqwest::Client::builder()
             .pool_max_idle_per_host(0)
+            .redirect(policy)
             .user_agent(concat!("earshot/", env!("CARGO_PKG_VERSION")))
             .connect_timeout(std::time::Duration::from_secs(30))
             .timeout(std::time::Duration::from_secs(300))
             .build()
             .expect("the HTTP client builds")
-    })
+    };
+    if follow {
+        FOLLOWING.get_or_init(build)
+    } else {
+        NOT_FOLLOWING.get_or_init(build)
+    }
 }
 
 /// What a finished request hands back to the JS thread.
@@ -55,50 +80,85 @@ pub(super) struct Fetched {
     pub body: Vec<u8>,
 }
 
-/// One request in flight, as the JS side holds it: the answer to wait for, and the task to abort
-/// when its signal aborts.
+/// One request, as the JS side holds it: it starts when its answer is first awaited (so a fetch
+/// whose answer is never awaited during a call never runs in the background), and its task is
+/// aborted when its signal aborts or when the awaiting future is dropped (the call ended).
 pub(super) struct InFlight {
-    answer: Option<tokio::sync::oneshot::Receiver<Result<Fetched, String>>>,
-    task: tokio::task::AbortHandle,
+    request: Option<Request>,
+    task: Rc<RefCell<Option<tokio::task::AbortHandle>>>,
+    aborted: Rc<Cell<bool>>,
+}
+
+/// What [`InFlight::start`] was given.
+struct Request {
+    method: http::Method,
+    url: String,
+    headers: http::HeaderMap,
+    body: Option<Vec<u8>>,
+    redirect: Redirect,
 }
 
 impl InFlight {
-    /// Starts `method url` with `headers` and `body` on the session's runtime (or the fallback).
+    /// A request for `method url` with `headers` and `body`, run on the session's runtime (or
+    /// the fallback) once its answer is awaited.
     pub(super) fn start(
         method: http::Method,
         url: String,
         headers: http::HeaderMap,
         body: Option<Vec<u8>>,
+        redirect: Redirect,
     ) -> InFlight {
-        let (sender, receiver) = tokio::sync::oneshot::channel();
-        let request = async move {
-            let result = send(method, &url, headers, body).await;
-            let _ = sender.send(result);
-        };
-        let task = match tokio::runtime::Handle::try_current() {
-            Ok(session) => session.spawn(request),
-            Err(_) => fallback_runtime().spawn(request),
-        };
         InFlight {
-            answer: Some(receiver),
-            task: task.abort_handle(),
+            request: Some(Request {
+                method,
+                url,
+                headers,
+                body,
+                redirect,
+            }),
+            task: Rc::default(),
+            aborted: Rc::default(),
         }
     }
 
     /// Stops the request (its signal aborted).
     pub(super) fn abort(&self) {
-        self.task.abort();
+        self.aborted.set(true);
+        if let Some(task) = self.task.borrow().as_ref() {
+            task.abort();
+        }
     }
 
-    /// The answer, once: a future that also aborts the request if it is dropped first (a call
-    /// that ends or times out before the answer arrives does not leave the request running).
+    /// The answer, once: a future that sends the request when first polled and aborts it if it
+    /// is dropped first.
     pub(super) fn answer(
         &mut self,
     ) -> Option<impl std::future::Future<Output = Result<Fetched, String>> + 'static> {
-        let receiver = self.answer.take()?;
-        let cancel_on_drop = AbortOnDrop(self.task.clone());
+        let request = self.request.take()?;
+        let task_slot = self.task.clone();
+        let aborted = self.aborted.clone();
         Some(async move {
-            let _cancel_on_drop = cancel_on_drop;
+            if aborted.get() {
+                return Err("the request was aborted".to_string());
+            }
+            let (sender, receiver) = tokio::sync::oneshot::channel();
+            let send = async move {
+                let Request {
+                    method,
+                    url,
+                    headers,
+                    body,
+                    redirect,
+                } = request;
+                let result = send(method, &url, headers, body, redirect).await;
+                let _ = sender.send(result);
+            };
+            let task = match tokio::runtime::Handle::try_current() {
+                Ok(session) => session.spawn(send),
+                Err(_) => fallback_runtime().spawn(send),
+            };
+            *task_slot.borrow_mut() = Some(task.abort_handle());
+            let _cancel_on_drop = AbortOnDrop(task.abort_handle());
             receiver
                 .await
                 .map_err(|_| "the request was aborted".to_string())?
@@ -111,8 +171,11 @@ async fn send(
     url: &str,
     headers: http::HeaderMap,
     body: Option<Vec<u8>>,
+    redirect: Redirect,
 ) -> Result<Fetched, String> {
-    let mut request = client().request(method, url).headers(headers);
+    let mut request = client(redirect == Redirect::Follow)
+        .request(method, url)
+        .headers(headers);
     if let Some(body) = body {
         request = request.body(body);
     }
@@ -121,11 +184,23 @@ async fn send(
         .await
         .map_err(|error| format!("fetch {url} failed: {error}"))?;
     let status = response.status().as_u16();
-    let status_text = response
-        .status()
-        .canonical_reason()
-        .unwrap_or_default()
-        .to_string();
+    // The Fetch standard's redirect statuses (not 300, 304 or 305).
+    let redirected = matches!(status, 301 | 302 | 303 | 307 | 308);
+    if redirect == Redirect::Error && redirected {
+        return Err(format!(
+            "fetch {url}: the server redirected (status {status}) and the request's redirect mode is \"error\""
+        ));
+    }
+    // The server's own reason phrase when it sent one other than the standard one (hyper keeps
+    // it as an extension), else the standard one.
+    let status_text = match response.extensions().get::<hyper::ext::ReasonPhrase>() {
+        Some(reason) => String::from_utf8_lossy(reason.as_bytes()).into_owned(),
+        None => response
+            .status()
+            .canonical_reason()
+            .unwrap_or_default()
+            .to_string(),
+    };
     let headers = response.headers().clone();
     let response_url = response.url().to_string();
     let mut body = Vec::new();

@@ -4,9 +4,10 @@
 //! `structuredClone`, `atob`/`btoa`, TextEncoder/TextDecoder and `URL`; the rest (events and
 //! abort signals, `URLSearchParams`, Blob/File/FormData, streams, compression, crypto, fetch,
 //! `performance`, `navigator`, `reportError`) is defined by the scripts in `js/` over the
-//! natives in `natives.rs`. A context pays only for what its extension touches: each global is an
-//! accessor until it is first read, and reading it evaluates the script of its group once (a
-//! fresh context would otherwise parse every script, several milliseconds on Boa).
+//! natives in `natives.rs`. A context pays only for what its extension touches: a global is not
+//! defined until it is first read (the global object's prototype, a proxy, answers for it), and
+//! reading it evaluates the script of its group once (a fresh context would otherwise parse every
+//! script, tens of milliseconds on Boa).
 
 mod natives;
 mod url_search_params;
@@ -27,7 +28,7 @@ struct Group {
     name: &'static str,
     /// A function expression `(function (internal) { ...; return exports; })`.
     source: &'static str,
-    /// The globals it defines, installed as lazy accessors.
+    /// The globals it defines, each defined on first read.
     globals: &'static [&'static str],
 }
 
@@ -137,6 +138,9 @@ struct WebState {
     exports: RefCell<Vec<Option<Option<JsObject>>>>,
     /// Each lazy global's value once read, by index in [`lazy_globals`].
     values: RefCell<Vec<Option<JsValue>>>,
+    /// Each lazy global that is now (or was) an own property of the global object: the proxy no
+    /// longer answers for it, so deleting it deletes it.
+    settled: RefCell<Vec<bool>>,
 }
 
 /// Installs every global of the web platform, lazily, `self`, and `URL.prototype.searchParams`. Call
@@ -169,13 +173,16 @@ pub fn install(context: &mut Context) -> JsResult<()> {
         internal: RefCell::new(None),
         exports: RefCell::new(vec![None; GROUPS.len()]),
         values: RefCell::new(vec![None; lazy_globals().count()]),
+        settled: RefCell::new(vec![false; lazy_globals().count()]),
         url_accessors: RefCell::new(None),
     });
     let url = state(context)?.url.clone();
     let accessors = url_search_params::install(&url, context)?;
     *state(context)?.url_accessors.borrow_mut() = Some(accessors);
-    let object_prototype = context.intrinsics().constructors().object().prototype();
-    let proxy = JsProxy::builder(object_prototype)
+    // The proxy's target is a plain object inheriting from Object.prototype, so the global
+    // object still is `instanceof Object` and inherits every Object.prototype method.
+    let target = JsObject::with_object_proto(context.intrinsics());
+    let proxy = JsProxy::builder(target)
         .has(lazy_has)
         .get(lazy_get)
         .build(context)?;
@@ -198,7 +205,16 @@ pub fn install(context: &mut Context) -> JsResult<()> {
     Ok(())
 }
 
-/// The accessor index of a lazy global's name.
+/// The index of a lazy global's name, while the proxy still answers for it.
+fn answered(key: &JsValue, context: &Context) -> JsResult<Option<u32>> {
+    let Some(index) = index_of(key) else {
+        return Ok(None);
+    };
+    let settled = state(context)?.settled.borrow()[index as usize];
+    Ok((!settled).then_some(index))
+}
+
+/// The index of a lazy global's name in [`lazy_globals`].
 fn index_of(key: &JsValue) -> Option<u32> {
     let key = key.as_string()?.to_std_string().ok()?;
     lazy_globals()
@@ -215,7 +231,7 @@ fn lookup(index: u32) -> (usize, &'static str) {
         }
         index -= group.globals.len();
     }
-    unreachable!("an accessor index out of the table")
+    unreachable!("a lazy global's index out of the table")
 }
 
 /// Defines global `index` as a plain data property of the global object holding its value (as
@@ -234,6 +250,7 @@ fn settle_later(index: u32, context: &mut Context) {
             let Some(value) = state(context)?.values.borrow()[index as usize].clone() else {
                 return Ok(JsValue::undefined());
             };
+            state(context)?.settled.borrow_mut()[index as usize] = true;
             let global = context.global_object();
             if !global.has_own_property(JsString::from(name), context)? {
                 global.define_property_or_throw(
@@ -256,7 +273,7 @@ fn settle_later(index: u32, context: &mut Context) {
 /// The proxy's `has` trap: a lazy name is there; anything else is `Object.prototype`'s.
 fn lazy_has(_: &JsValue, args: &[JsValue], context: &mut Context) -> JsResult<JsValue> {
     let key = args.get(1).cloned().unwrap_or_default();
-    if index_of(&key).is_some() {
+    if answered(&key, context)?.is_some() {
         return Ok(true.into());
     }
     let target = target_of(args)?;
@@ -268,7 +285,7 @@ fn lazy_has(_: &JsValue, args: &[JsValue], context: &mut Context) -> JsResult<Js
 /// is `Reflect.get(Object.prototype, key, receiver)`.
 fn lazy_get(_: &JsValue, args: &[JsValue], context: &mut Context) -> JsResult<JsValue> {
     let key = args.get(1).cloned().unwrap_or_default();
-    let Some(index) = index_of(&key) else {
+    let Some(index) = answered(&key, context)? else {
         let target = target_of(args)?;
         let receiver = args.get(2).cloned().unwrap_or_default();
         let reflect = context.intrinsics().objects().reflect();

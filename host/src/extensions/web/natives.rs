@@ -16,7 +16,7 @@ use boa_engine::{
 };
 use sha2::Digest;
 
-use super::super::fetch::{Fetched, InFlight};
+use super::super::fetch::{Fetched, InFlight, Redirect};
 
 /// The process's time origin: `performance.timeOrigin` and the zero of `performance.now()`.
 fn origin() -> &'static (Instant, f64) {
@@ -131,6 +131,18 @@ fn serialize_urlencoded(_: &JsValue, args: &[JsValue], context: &mut Context) ->
     Ok(JsString::from(serializer.finish()).into())
 }
 
+/// `indexOfBytes(haystack, needle, from)`: where `needle` first occurs in `haystack` at or
+/// after `from`, or -1 (linear: the multipart parser's boundary search on a server's body).
+fn index_of_bytes(_: &JsValue, args: &[JsValue], context: &mut Context) -> JsResult<JsValue> {
+    let haystack = bytes_arg(&arg(args, 0), context)?;
+    let needle = bytes_arg(&arg(args, 1), context)?;
+    let from = (arg(args, 2).to_length(context)? as usize).min(haystack.len());
+    Ok(match memchr::memmem::find(&haystack[from..], &needle) {
+        Some(at) => JsValue::new((from + at) as f64),
+        None => JsValue::new(-1),
+    })
+}
+
 fn random_digits(_: &JsValue, args: &[JsValue], context: &mut Context) -> JsResult<JsValue> {
     let count = arg(args, 0).to_u32(context)?.min(64) as usize;
     let mut bytes = vec![0u8; count];
@@ -204,6 +216,9 @@ enum Codec {
 struct CodecHandle {
     #[unsafe_ignore_trace]
     codec: RefCell<Option<Codec>>,
+    /// Bytes handed back so far.
+    #[unsafe_ignore_trace]
+    produced: std::cell::Cell<usize>,
 }
 
 fn codec(_: &JsValue, args: &[JsValue], context: &mut Context) -> JsResult<JsValue> {
@@ -225,6 +240,7 @@ fn codec(_: &JsValue, args: &[JsValue], context: &mut Context) -> JsResult<JsVal
     };
     let handle = CodecHandle {
         codec: RefCell::new(Some(codec)),
+        produced: std::cell::Cell::new(0),
     };
     Ok(JsObject::from_proto_and_data(None, handle).into())
 }
@@ -236,56 +252,116 @@ fn codec_handle(value: &JsValue) -> JsResult<JsObject<CodecHandle>> {
         .ok_or_else(|| type_error("not a codec"))
 }
 
-/// Writes all of `input`; a decoder that stops taking bytes has reached the end of its data, and
-/// anything after that end is an error (as the Compression standard says).
-fn write_all(writer: &mut impl Write, mut input: &[u8], decoding: bool) -> JsResult<()> {
-    while !input.is_empty() {
-        let taken = writer.write(input).map_err(|error| {
-            type_error(if decoding {
-                format!("The compressed data is not valid: {error}")
-            } else {
-                error.to_string()
-            })
-        })?;
-        if taken == 0 {
-            return Err(type_error("Junk found after end of compressed data."));
+/// The most bytes one CompressionStream or DecompressionStream produces in all: a stream that
+/// would produce more fails (a small hostile body cannot inflate into gigabytes of memory).
+pub const MAX_CODEC_OUTPUT: usize = 256 * 1024 * 1024;
+
+/// The input is fed to the codec in slices of this size, so that what one slice produces is
+/// moved out (and counted) before the next one is written.
+const CODEC_SLICE: usize = 16 * 1024;
+
+impl Codec {
+    /// Writes some of `input`: how many bytes the codec took (0: a decoder at the end of its data).
+    fn write(&mut self, input: &[u8]) -> std::io::Result<usize> {
+        match self {
+            Codec::GzipEncode(w) => w.write(input),
+            Codec::ZlibEncode(w) => w.write(input),
+            Codec::DeflateEncode(w) => w.write(input),
+            Codec::GzipDecode(w) => w.write(input),
+            Codec::ZlibDecode(w) => w.write(input),
+            Codec::DeflateDecode(w) => w.write(input),
         }
-        input = &input[taken..];
+    }
+
+    /// The output produced so far, moved out.
+    fn take_output(&mut self) -> Vec<u8> {
+        match self {
+            Codec::GzipEncode(w) => std::mem::take(w.get_mut()),
+            Codec::ZlibEncode(w) => std::mem::take(w.get_mut()),
+            Codec::DeflateEncode(w) => std::mem::take(w.get_mut()),
+            Codec::GzipDecode(w) => std::mem::take(w.get_mut()),
+            Codec::ZlibDecode(w) => std::mem::take(w.get_mut()),
+            Codec::DeflateDecode(w) => std::mem::take(w.get_mut()),
+        }
+    }
+
+    fn decoding(&self) -> bool {
+        matches!(
+            self,
+            Codec::GzipDecode(_) | Codec::ZlibDecode(_) | Codec::DeflateDecode(_)
+        )
+    }
+}
+
+/// The output a codec handed back so far, counted against [`MAX_CODEC_OUTPUT`].
+fn count_output(handle: &CodecHandle, produced: usize) -> JsResult<()> {
+    let total = handle.produced.get().saturating_add(produced);
+    handle.produced.set(total);
+    if total > MAX_CODEC_OUTPUT {
+        return Err(type_error(format!(
+            "The stream's output is larger than {} MiB.",
+            MAX_CODEC_OUTPUT / (1024 * 1024)
+        )));
     }
     Ok(())
+}
+
+/// Writes all of `input` in slices, moving the output out after each; a decoder that stops
+/// taking bytes has reached the end of its data, and anything after that end is an error (as
+/// the Compression standard says).
+fn write_all(handle: &CodecHandle, codec: &mut Codec, input: &[u8]) -> JsResult<Vec<Vec<u8>>> {
+    let decoding = codec.decoding();
+    let mut pieces = Vec::new();
+    for mut slice in input.chunks(CODEC_SLICE) {
+        while !slice.is_empty() {
+            let taken = codec.write(slice).map_err(|error| {
+                type_error(if decoding {
+                    format!("The compressed data is not valid: {error}")
+                } else {
+                    error.to_string()
+                })
+            })?;
+            if taken == 0 {
+                return Err(type_error("Junk found after end of compressed data."));
+            }
+            slice = &slice[taken..];
+            let out = codec.take_output();
+            if !out.is_empty() {
+                count_output(handle, out.len())?;
+                pieces.push(out);
+            }
+        }
+    }
+    Ok(pieces)
+}
+
+/// The pieces as an array of ArrayBuffers.
+fn buffers(pieces: &[Vec<u8>], context: &mut Context) -> JsResult<JsValue> {
+    let array = JsArray::new(context)?;
+    for piece in pieces {
+        let buffer = array_buffer(piece, context)?;
+        array.push(buffer, context)?;
+    }
+    Ok(array.into())
 }
 
 fn codec_write(_: &JsValue, args: &[JsValue], context: &mut Context) -> JsResult<JsValue> {
     let handle = codec_handle(&arg(args, 0))?;
     let input = bytes_arg(&arg(args, 1), context)?;
-    let out = {
+    let pieces = {
         let handle = handle.borrow();
-        let mut slot = handle.data().codec.borrow_mut();
+        let data = handle.data();
+        let mut slot = data.codec.borrow_mut();
         let codec = slot
             .as_mut()
             .ok_or_else(|| type_error("the stream has finished"))?;
-        match codec {
-            Codec::GzipEncode(w) => {
-                write_all(w, &input, false).map(|()| std::mem::take(w.get_mut()))
-            }
-            Codec::ZlibEncode(w) => {
-                write_all(w, &input, false).map(|()| std::mem::take(w.get_mut()))
-            }
-            Codec::DeflateEncode(w) => {
-                write_all(w, &input, false).map(|()| std::mem::take(w.get_mut()))
-            }
-            Codec::GzipDecode(w) => {
-                write_all(w, &input, true).map(|()| std::mem::take(w.get_mut()))
-            }
-            Codec::ZlibDecode(w) => {
-                write_all(w, &input, true).map(|()| std::mem::take(w.get_mut()))
-            }
-            Codec::DeflateDecode(w) => {
-                write_all(w, &input, true).map(|()| std::mem::take(w.get_mut()))
-            }
-        }
-    }?;
-    array_buffer(&out, context)
+        write_all(data, codec, &input)
+    };
+    // A failed codec stays failed: nothing more is written to it.
+    let pieces = pieces.inspect_err(|_| {
+        handle.borrow().data().codec.borrow_mut().take();
+    })?;
+    buffers(&pieces, context)
 }
 
 fn codec_finish(_: &JsValue, args: &[JsValue], context: &mut Context) -> JsResult<JsValue> {
@@ -299,25 +375,35 @@ fn codec_finish(_: &JsValue, args: &[JsValue], context: &mut Context) -> JsResul
         .ok_or_else(|| type_error("the stream has finished"))?;
     let truncated =
         |_| type_error("The compressed data ended before its end (unexpected end of file).");
+    let corrupt =
+        |error: std::io::Error| type_error(format!("The compressed data is not valid: {error}"));
     let out = match codec {
         Codec::GzipEncode(w) => w.finish().map_err(|e| type_error(e.to_string()))?,
         Codec::ZlibEncode(w) => w.finish().map_err(|e| type_error(e.to_string()))?,
         Codec::DeflateEncode(w) => w.finish().map_err(|e| type_error(e.to_string()))?,
-        Codec::GzipDecode(w) => w.finish().map_err(truncated)?,
+        Codec::GzipDecode(w) => w.finish().map_err(|error| {
+            if error.kind() == std::io::ErrorKind::UnexpectedEof {
+                truncated(error)
+            } else {
+                corrupt(error)
+            }
+        })?,
         Codec::ZlibDecode(mut w) => {
             // `finish` flushes what it has; a stream cut short yields less, never an error, so
             // the end of the data is checked by asking for one more byte to be taken.
-            w.try_finish().map_err(truncated)?;
+            w.try_finish().map_err(corrupt)?;
             ensure_ended(&mut w)?;
-            w.finish().map_err(truncated)?
+            w.finish().map_err(corrupt)?
         }
         Codec::DeflateDecode(mut w) => {
-            w.try_finish().map_err(truncated)?;
+            w.try_finish().map_err(corrupt)?;
             ensure_ended(&mut w)?;
-            w.finish().map_err(truncated)?
+            w.finish().map_err(corrupt)?
         }
     };
-    array_buffer(&out, context)
+    count_output(handle.borrow().data(), out.len())?;
+    let pieces: Vec<Vec<u8>> = out.chunks(64 * 1024).map(<[u8]>::to_vec).collect();
+    buffers(&pieces, context)
 }
 
 /// A zlib or raw-deflate decoder that would still take input has not seen its end yet.
@@ -356,8 +442,12 @@ fn fetch_start(_: &JsValue, args: &[JsValue], context: &mut Context) -> JsResult
                 "Header name must be a valid HTTP token [\"{name}\"]"
             ))
         })?;
-        // ByteString: each code point below 256 is one byte (as fetch.js checked).
-        let bytes: Vec<u8> = value.chars().map(|c| c as u32 as u8).collect();
+        // ByteString: each code point below 256 is one byte (fetch.js checked; checked again).
+        let bytes = value
+            .chars()
+            .map(|c| u8::try_from(u32::from(c)))
+            .collect::<Result<Vec<u8>, _>>()
+            .map_err(|_| type_error(format!("Invalid header value \"{value}\"")))?;
         let value = http::HeaderValue::from_bytes(&bytes)
             .map_err(|_| type_error(format!("Invalid header value \"{value}\"")))?;
         headers.append(name, value);
@@ -366,8 +456,13 @@ fn fetch_start(_: &JsValue, args: &[JsValue], context: &mut Context) -> JsResult
         value if value.is_null_or_undefined() => None,
         value => Some(bytes_arg(&value, context)?),
     };
+    let redirect = match text_arg(args, 4, context)?.as_str() {
+        "error" => Redirect::Error,
+        "manual" => Redirect::Manual,
+        _ => Redirect::Follow,
+    };
     let handle = FetchHandle {
-        request: RefCell::new(InFlight::start(method, url, headers, body)),
+        request: RefCell::new(InFlight::start(method, url, headers, body, redirect)),
     };
     Ok(JsObject::from_proto_and_data(None, handle).into())
 }
@@ -453,7 +548,7 @@ pub(super) fn internal_object(
 ) -> JsObject {
     let user_agent = JsString::from(concat!("earshot/", env!("CARGO_PKG_VERSION")));
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let functions: [(&str, NativeFunction, usize); 18] = [
+    let functions: [(&str, NativeFunction, usize); 19] = [
         ("load", load, 1),
         ("reportError", report_error, 1),
         ("toUSVString", NativeFunction::from_fn_ptr(to_usv_string), 1),
@@ -472,6 +567,11 @@ pub(super) fn internal_object(
             NativeFunction::from_fn_ptr(random_digits),
             1,
         ),
+        (
+            "indexOfBytes",
+            NativeFunction::from_fn_ptr(index_of_bytes),
+            3,
+        ),
         ("randomFill", NativeFunction::from_fn_ptr(random_fill), 1),
         ("randomUUID", NativeFunction::from_fn_ptr(random_uuid), 0),
         ("digest", NativeFunction::from_fn_ptr(digest), 2),
@@ -479,7 +579,7 @@ pub(super) fn internal_object(
         ("codec", NativeFunction::from_fn_ptr(codec), 2),
         ("codecWrite", NativeFunction::from_fn_ptr(codec_write), 2),
         ("codecFinish", NativeFunction::from_fn_ptr(codec_finish), 1),
-        ("fetchStart", NativeFunction::from_fn_ptr(fetch_start), 4),
+        ("fetchStart", NativeFunction::from_fn_ptr(fetch_start), 5),
         ("fetchWait", NativeFunction::from_fn_ptr(fetch_wait), 1),
         ("fetchAbort", NativeFunction::from_fn_ptr(fetch_abort), 1),
         ("now", NativeFunction::from_fn_ptr(now), 0),

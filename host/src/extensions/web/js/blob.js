@@ -241,13 +241,7 @@
     return { bytes: concat(chunks), type: `multipart/form-data; boundary=${boundary}` };
   }
 
-  function indexOfBytes(haystack, needle, from) {
-    outer: for (let i = from; i <= haystack.length - needle.length; i++) {
-      for (let j = 0; j < needle.length; j++) if (haystack[i + j] !== needle[j]) continue outer;
-      return i;
-    }
-    return -1;
-  }
+  const indexOfBytes = internal.indexOfBytes;
 
   /// A parameter of a header; in a quoted value the escapes of escapeName are undone.
   function parameter(header, key) {

@@ -312,10 +312,7 @@
       try { algorithm(s.reason); } catch (error) { internal.reportError(error); }
     }
     signal.dispatchEvent(new Event("abort"));
-    for (const ref of dependents) {
-      const dependent = ref.deref();
-      if (dependent) signalAbort(dependent, s.reason);
-    }
+    for (const dependent of dependents) signalAbort(dependent, s.reason);
   }
 
   class AbortSignal extends EventTarget {
@@ -364,10 +361,9 @@
           return result;
         }
       }
-      const ref = new WeakRef(result);
-      for (const signal of list) signalOf(signal).dependents.push(ref);
-      // A dependent signal is kept alive by its sources as long as it has listeners.
-      signalOf(result).sources = list;
+      // Each source holds its dependent until it aborts (then the list is dropped), so a signal
+      // from \`any\` stays alive, and aborts, as long as one of its sources can.
+      for (const signal of list) signalOf(signal).dependents.push(result);
       return result;
     }
   }

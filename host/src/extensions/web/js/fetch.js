@@ -256,7 +256,11 @@
 
   // ---- Request -------------------------------------------------------------------------
 
-  const METHODS = new Set(["DELETE", "GET", "HEAD", "OPTIONS", "POST", "PUT", "PATCH"]);
+  function hasBody(object) {
+    const s = body(object);
+    return s.bytes !== null || s.stream !== null;
+  }
+
   const NORMALISED = new Set(["DELETE", "GET", "HEAD", "OPTIONS", "POST", "PUT"]);
   const requestState = new WeakMap();
 
@@ -318,19 +322,32 @@
           throw new TypeError("RequestInit: duplex option is required when sending a body.");
         }
       }
+      const redirect = String(init.redirect ?? from?.redirect ?? "follow");
+      if (redirect !== "follow" && redirect !== "error" && redirect !== "manual") {
+        throw new TypeError(`The provided value '${redirect}' is not a valid enum value of type RequestRedirect.`);
+      }
+      // The request's own signal follows `signal`; the follower is removed when a fetch of this
+      // request settles (a long-lived signal does not collect one per request).
       const controller = new AbortControllerClass();
+      let unfollow = () => {};
       if (signal !== null) {
         if (signal.aborted) controller.abort(signal.reason);
-        else onAbort(signal, (reason) => controller.abort(reason));
+        else unfollow = onAbort(signal, (reason) => controller.abort(reason));
       }
-      requestState.set(this, {
-        url, method, headers, signal: controller.signal,
-        redirect: String(init.redirect ?? from?.redirect ?? "follow"),
-      });
+      requestState.set(this, { url, method, headers, signal: controller.signal, redirect, unfollow });
       if (extracted !== null) {
         setBody(this, extracted, headers);
-      } else if (input instanceof Request && METHODS.has(method) && method !== "GET" && method !== "HEAD") {
-        cloneBody(input, this);
+      } else if (input instanceof Request && hasBody(input)) {
+        if (method === "GET" || method === "HEAD") {
+          throw new TypeError("Request with GET/HEAD method cannot have body.");
+        }
+        // The input's body moves to this request; the input is used up.
+        const from = body(input);
+        if (from.used || (from.stream !== null && (from.stream.locked || streams().isDisturbed(from.stream)))) {
+          throw new TypeError("Cannot construct a Request with a Request object that has already been used.");
+        }
+        bodyState.set(this, { bytes: from.bytes, stream: from.stream, used: false });
+        from.used = true;
       } else {
         setBody(this, null, headers);
       }
@@ -433,6 +450,14 @@
   async function fetch(input, init = undefined) {
     const req = new Request(input, init);
     const s = request(req);
+    try {
+      return await send(req, s);
+    } finally {
+      s.unfollow();
+    }
+  }
+
+  async function send(req, s) {
     const signal = s.signal;
     if (signal.aborted) throw signal.reason;
     let bytes = null;
@@ -442,7 +467,7 @@
     const headers = headerList(s.headers).list.map(([name, value]) => [name, value]);
     if (!s.headers.has("accept")) headers.push(["accept", "*/*"]);
     if (!s.headers.has("accept-language")) headers.push(["accept-language", "*"]);
-    const handle = internal.fetchStart(s.method, s.url, headers, bytes);
+    const handle = internal.fetchStart(s.method, s.url, headers, bytes, s.redirect);
     const answer = internal.fetchWait(handle);
     const raw = await new Promise((resolve, reject) => {
       const removeAbort = onAbort(signal, (reason) => {

@@ -13,7 +13,8 @@
     throw new TypeError("The \"chunk\" argument must be of type ArrayBuffer or ArrayBufferView");
   }
 
-  function defineTransformPair(klass, name) {
+  /// Sets `klass.prototype[Symbol.toStringTag]` (what Object.prototype.toString reports).
+  function tagClass(klass, name) {
     Object.defineProperty(klass.prototype, Symbol.toStringTag, { value: name, configurable: true });
   }
 
@@ -42,7 +43,7 @@
     get readable() { return this.#transform.readable; }
     get writable() { return this.#transform.writable; }
   }
-  defineTransformPair(TextEncoderStream, "TextEncoderStream");
+  tagClass(TextEncoderStream, "TextEncoderStream");
 
   /// How many bytes at the end of `bytes` begin a UTF-8 sequence that is not complete yet.
   function incompleteTail(bytes) {
@@ -66,22 +67,34 @@
       this.#encoding = new TextDecoder(label).encoding;
       this.#fatal = !!options?.fatal;
       this.#ignoreBOM = !!options?.ignoreBOM;
+      const keepBom = this.#ignoreBOM;
       const fatal = this.#fatal;
       let stripBom = !this.#ignoreBOM;
       let pending = new Uint8Array(0);
       const utf8 = this.#encoding === "utf-8";
-      const fallback = new TextDecoder(label, { ignoreBOM: this.#ignoreBOM });
+      const bigEndian = this.#encoding === "utf-16be";
+      let firstUtf16 = true;
       this.#transform = new TransformStream({
         transform(chunk, controller) {
           const incoming = chunkBytes(chunk);
-          if (!utf8) {
-            const text = fallback.decode(incoming);
-            if (text.length > 0) controller.enqueue(text);
-            return;
-          }
           const bytes = new Uint8Array(pending.length + incoming.length);
           bytes.set(pending, 0);
           bytes.set(incoming, pending.length);
+          if (!utf8) {
+            // UTF-16: whole code units only, and a high surrogate waits for its pair.
+            let cut = bytes.length - (bytes.length % 2);
+            if (cut >= 2) {
+              const last = bigEndian ? (bytes[cut - 2] << 8) | bytes[cut - 1] : (bytes[cut - 1] << 8) | bytes[cut - 2];
+              if (last >= 0xd800 && last <= 0xdbff) cut -= 2;
+            }
+            pending = bytes.slice(cut);
+            if (cut === 0) return;
+            const decoder = new TextDecoder(label, { ignoreBOM: !firstUtf16 || keepBom });
+            firstUtf16 = false;
+            const text = decoder.decode(bytes.slice(0, cut));
+            if (text.length > 0) controller.enqueue(text);
+            return;
+          }
           const cut = bytes.length - incompleteTail(bytes);
           pending = bytes.slice(cut);
           if (cut === 0) return;
@@ -91,7 +104,8 @@
         },
         flush(controller) {
           if (pending.length === 0) return;
-          const text = internal.decodeUtf8(pending, fatal, stripBom);
+          if (fatal) throw new TypeError(`The encoded data was not valid for encoding ${utf8 ? "utf-8" : "utf-16"}`);
+          const text = utf8 ? internal.decodeUtf8(pending, false, stripBom) : "\ufffd";
           if (text.length > 0) controller.enqueue(text);
         },
       });
@@ -102,7 +116,7 @@
     get readable() { return this.#transform.readable; }
     get writable() { return this.#transform.writable; }
   }
-  defineTransformPair(TextDecoderStream, "TextDecoderStream");
+  tagClass(TextDecoderStream, "TextDecoderStream");
 
   const FORMATS = ["gzip", "deflate", "deflate-raw"];
 
@@ -114,12 +128,10 @@
     const codec = internal.codec(format, compress);
     return new TransformStream({
       transform(chunk, controller) {
-        const out = internal.codecWrite(codec, chunkBytes(chunk));
-        if (out.byteLength > 0) controller.enqueue(new Uint8Array(out));
+        for (const out of internal.codecWrite(codec, chunkBytes(chunk))) controller.enqueue(new Uint8Array(out));
       },
       flush(controller) {
-        const out = internal.codecFinish(codec);
-        if (out.byteLength > 0) controller.enqueue(new Uint8Array(out));
+        for (const out of internal.codecFinish(codec)) controller.enqueue(new Uint8Array(out));
       },
     });
   }
@@ -130,7 +142,7 @@
     get readable() { return this.#transform.readable; }
     get writable() { return this.#transform.writable; }
   }
-  defineTransformPair(CompressionStream, "CompressionStream");
+  tagClass(CompressionStream, "CompressionStream");
 
   class DecompressionStream {
     #transform;
@@ -138,7 +150,7 @@
     get readable() { return this.#transform.readable; }
     get writable() { return this.#transform.writable; }
   }
-  defineTransformPair(DecompressionStream, "DecompressionStream");
+  tagClass(DecompressionStream, "DecompressionStream");
 
   function isDisturbed(stream) {
     return stream._disturbed === true;

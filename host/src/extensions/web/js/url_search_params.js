@@ -126,10 +126,12 @@
   });
 
   const IteratorPrototype = Object.getPrototypeOf(Object.getPrototypeOf([][Symbol.iterator]()));
+  const iteratorState = new WeakMap();
   const URLSearchParamsIteratorPrototype = Object.create(IteratorPrototype, {
     next: {
       value: function next() {
-        const s = this.state;
+        const s = iteratorState.get(this);
+        if (s === undefined) throw new TypeError("Illegal invocation");
         const pairs = list(s.params);
         if (s.index >= pairs.length) return { value: undefined, done: true };
         return { value: s.project(pairs[s.index++]), done: false };
@@ -141,7 +143,7 @@
   function iterate(params, project) {
     list(params);
     const iterator = Object.create(URLSearchParamsIteratorPrototype);
-    Object.defineProperty(iterator, "state", { value: { params, project, index: 0 } });
+    iteratorState.set(iterator, { params, project, index: 0 });
     return iterator;
   }
 

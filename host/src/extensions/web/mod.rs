@@ -10,6 +10,7 @@
 //! script, tens of milliseconds on Boa).
 
 mod natives;
+mod text_decoder;
 mod url_search_params;
 
 use std::cell::RefCell;
@@ -130,6 +131,8 @@ struct WebState {
     url: JsValue,
     /// `console.error` as the runtime made it, for `reportError`.
     console_error: JsValue,
+    /// boa_runtime's `TextDecoder.prototype.decode`, which [`text_decoder`]'s wrapper calls.
+    text_decode: JsValue,
     /// The built-in URL accessors `searchParams` builds on, once installed.
     url_accessors: RefCell<Option<url_search_params::UrlAccessors>>,
     /// The `internal` object, made on the first load.
@@ -167,6 +170,7 @@ pub fn install(context: &mut Context) -> JsResult<()> {
         Some(console) => console.get(js_string!("error"), context)?,
         None => JsValue::undefined(),
     };
+    let text_decode = text_decoder::install(context)?;
     context.insert_data(WebState {
         url,
         console_error,
@@ -175,6 +179,7 @@ pub fn install(context: &mut Context) -> JsResult<()> {
         values: RefCell::new(vec![None; lazy_globals().count()]),
         settled: RefCell::new(vec![false; lazy_globals().count()]),
         url_accessors: RefCell::new(None),
+        text_decode,
     });
     let url = state(context)?.url.clone();
     let accessors = url_search_params::install(&url, context)?;

@@ -8,7 +8,7 @@ use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 use std::sync::OnceLock;
 
-/// The largest response body an extension receives (a bigger one is an error, not a crash).
+/// The most bytes of one response body an extension receives (past it, the body errors).
 pub const MAX_RESPONSE_BYTES: usize = 32 * 1024 * 1024;
 
 /// The fallback runtime for extensions started outside any tokio runtime (two workers, started
@@ -66,27 +66,35 @@ fn client(follow: bool) -> &'static reqwest::Client {
     }
 }
 
-/// What a finished request hands back to the JS thread.
-pub(super) struct Fetched {
+/// What a request hands back to the JS thread once the response's head arrives; its body
+/// follows chunk by chunk ([`InFlight::read`]).
+pub(super) struct Head {
     /// The final URL (after redirects).
     pub url: String,
     /// The status code.
     pub status: u16,
-    /// The reason phrase of the status ("" when unknown).
+    /// The server's reason phrase (the standard one when it sent that or none).
     pub status_text: String,
     /// The response headers, in order.
     pub headers: http::HeaderMap,
-    /// The whole body (at most [`MAX_RESPONSE_BYTES`]).
-    pub body: Vec<u8>,
 }
 
-/// One request, as the JS side holds it: it starts when its answer is first awaited (so a fetch
+/// How many body chunks may wait for the JS side to read them before the request stops reading
+/// from the server (back-pressure).
+const BODY_QUEUE: usize = 8;
+
+/// One body chunk, the end (`None`), or why the body broke off.
+type BodyChunk = Result<Vec<u8>, String>;
+
+/// One request, as the JS side holds it: it starts when its head is first awaited (so a fetch
 /// whose answer is never awaited during a call never runs in the background), and its task is
-/// aborted when its signal aborts or when the awaiting future is dropped (the call ended).
+/// aborted when its signal aborts, when its body is cancelled, or when a future awaiting its
+/// head or a body chunk is dropped (the call ended).
 pub(super) struct InFlight {
     request: Option<Request>,
     task: Rc<RefCell<Option<tokio::task::AbortHandle>>>,
     aborted: Rc<Cell<bool>>,
+    body: Rc<RefCell<Option<tokio::sync::mpsc::Receiver<BodyChunk>>>>,
 }
 
 /// What [`InFlight::start`] was given.
@@ -100,7 +108,7 @@ struct Request {
 
 impl InFlight {
     /// A request for `method url` with `headers` and `body`, run on the session's runtime (or
-    /// the fallback) once its answer is awaited.
+    /// the fallback) once its head is awaited.
     pub(super) fn start(
         method: http::Method,
         url: String,
@@ -118,10 +126,11 @@ impl InFlight {
             }),
             task: Rc::default(),
             aborted: Rc::default(),
+            body: Rc::default(),
         }
     }
 
-    /// Stops the request (its signal aborted).
+    /// Stops the request (its signal aborted, or its body was cancelled).
     pub(super) fn abort(&self) {
         self.aborted.set(true);
         if let Some(task) = self.task.borrow().as_ref() {
@@ -129,20 +138,23 @@ impl InFlight {
         }
     }
 
-    /// The answer, once: a future that sends the request when first polled and aborts it if it
-    /// is dropped first.
-    pub(super) fn answer(
+    /// The response's head, once: a future that sends the request when first polled and aborts
+    /// it if it is dropped before the head arrives.
+    pub(super) fn head(
         &mut self,
-    ) -> Option<impl std::future::Future<Output = Result<Fetched, String>> + 'static> {
+    ) -> Option<impl std::future::Future<Output = Result<Head, String>> + 'static> {
         let request = self.request.take()?;
         let task_slot = self.task.clone();
         let aborted = self.aborted.clone();
+        let body_slot = self.body.clone();
         Some(async move {
             if aborted.get() {
                 return Err("the request was aborted".to_string());
             }
-            let (sender, receiver) = tokio::sync::oneshot::channel();
-            let send = async move {
+            let (head_sender, head) = tokio::sync::oneshot::channel();
+            let (body_sender, body) = tokio::sync::mpsc::channel(BODY_QUEUE);
+            *body_slot.borrow_mut() = Some(body);
+            let run = async move {
                 let Request {
                     method,
                     url,
@@ -150,19 +162,55 @@ impl InFlight {
                     body,
                     redirect,
                 } = request;
-                let result = send(method, &url, headers, body, redirect).await;
-                let _ = sender.send(result);
+                match send(method, &url, headers, body, redirect).await {
+                    Err(error) => {
+                        let _ = head_sender.send(Err(error));
+                    }
+                    Ok((answer, response)) => {
+                        if head_sender.send(Ok(answer)).is_ok() {
+                            stream_body(&url, response, body_sender).await;
+                        }
+                    }
+                }
             };
             let task = match tokio::runtime::Handle::try_current() {
-                Ok(session) => session.spawn(send),
-                Err(_) => fallback_runtime().spawn(send),
+                Ok(session) => session.spawn(run),
+                Err(_) => fallback_runtime().spawn(run),
             };
             *task_slot.borrow_mut() = Some(task.abort_handle());
-            let _cancel_on_drop = AbortOnDrop(task.abort_handle());
-            receiver
+            let mut cancel_on_drop = AbortOnDrop(Some(task.abort_handle()));
+            let answer = head
                 .await
-                .map_err(|_| "the request was aborted".to_string())?
+                .map_err(|_| "the request was aborted".to_string())?;
+            // The head arrived: the body goes on after this future.
+            cancel_on_drop.0 = None;
+            answer
         })
+    }
+
+    /// The next body chunk (`None` at the end): a future that aborts the request if it is
+    /// dropped before the chunk arrives.
+    pub(super) fn read(
+        &self,
+    ) -> impl std::future::Future<Output = Result<Option<Vec<u8>>, String>> + 'static {
+        let body = self.body.clone();
+        let task = self.task.borrow().clone();
+        async move {
+            let Some(mut receiver) = body.borrow_mut().take() else {
+                return Err("the body is not readable: the request ended".to_string());
+            };
+            let mut cancel_on_drop = AbortOnDrop(task);
+            let chunk = receiver.recv().await;
+            cancel_on_drop.0 = None;
+            match chunk {
+                Some(Ok(chunk)) => {
+                    *body.borrow_mut() = Some(receiver);
+                    Ok(Some(chunk))
+                }
+                Some(Err(error)) => Err(error),
+                None => Ok(None),
+            }
+        }
     }
 }
 
@@ -172,14 +220,14 @@ async fn send(
     headers: http::HeaderMap,
     body: Option<Vec<u8>>,
     redirect: Redirect,
-) -> Result<Fetched, String> {
+) -> Result<(Head, reqwest::Response), String> {
     let mut request = client(redirect == Redirect::Follow)
         .request(method, url)
         .headers(headers);
     if let Some(body) = body {
         request = request.body(body);
     }
-    let mut response = request
+    let response = request
         .send()
         .await
         .map_err(|error| format!("fetch {url} failed: {error}"))?;
@@ -203,34 +251,55 @@ async fn send(
     };
     let headers = response.headers().clone();
     let response_url = response.url().to_string();
-    let mut body = Vec::new();
-    while let Some(chunk) = response
-        .chunk()
-        .await
-        .map_err(|error| format!("fetch {url}: reading the body failed: {error}"))?
-    {
-        if body.len() + chunk.len() > MAX_RESPONSE_BYTES {
-            return Err(format!(
-                "fetch {url}: the response is larger than {} MiB",
-                MAX_RESPONSE_BYTES / (1024 * 1024)
-            ));
-        }
-        body.extend_from_slice(&chunk);
-    }
-    Ok(Fetched {
-        url: response_url,
-        status,
-        status_text,
-        headers,
-        body,
-    })
+    Ok((
+        Head {
+            url: response_url,
+            status,
+            status_text,
+            headers,
+        },
+        response,
+    ))
 }
 
-/// Aborts the request's task when the JS side stops waiting for it.
-struct AbortOnDrop(tokio::task::AbortHandle);
+/// Reads the body chunk by chunk into `chunks` (waiting while the JS side is behind) until it
+/// ends, breaks off, passes [`MAX_RESPONSE_BYTES`], or nobody reads any more.
+async fn stream_body(
+    url: &str,
+    mut response: reqwest::Response,
+    chunks: tokio::sync::mpsc::Sender<BodyChunk>,
+) {
+    let mut total = 0usize;
+    loop {
+        let next = match response.chunk().await {
+            Ok(Some(chunk)) => {
+                total += chunk.len();
+                if total > MAX_RESPONSE_BYTES {
+                    Err(format!(
+                        "fetch {url}: the response is larger than {} MiB",
+                        MAX_RESPONSE_BYTES / (1024 * 1024)
+                    ))
+                } else {
+                    Ok(chunk.to_vec())
+                }
+            }
+            Ok(None) => return,
+            Err(error) => Err(format!("fetch {url}: reading the body failed: {error}")),
+        };
+        let failed = next.is_err();
+        if chunks.send(next).await.is_err() || failed {
+            return;
+        }
+    }
+}
+
+/// Aborts the request's task when the JS side stops waiting for it (unless disarmed: `None`).
+struct AbortOnDrop(Option<tokio::task::AbortHandle>);
 
 impl Drop for AbortOnDrop {
     fn drop(&mut self) {
-        self.0.abort();
+        if let Some(task) = &self.0 {
+            task.abort();
+        }
     }
 }

@@ -16,7 +16,7 @@ use boa_engine::{
 };
 use sha2::Digest;
 
-use super::super::fetch::{Fetched, InFlight, Redirect};
+use super::super::fetch::{Head, InFlight, Redirect};
 
 /// The process's time origin: `performance.timeOrigin` and the zero of `performance.now()`.
 fn origin() -> &'static (Instant, f64) {
@@ -478,26 +478,44 @@ fn fetch_abort(_: &JsValue, args: &[JsValue], _: &mut Context) -> JsResult<JsVal
 }
 
 fn fetch_wait(_: &JsValue, args: &[JsValue], context: &mut Context) -> JsResult<JsValue> {
-    let answer = fetch_handle(&arg(args, 0))?
+    let head = fetch_handle(&arg(args, 0))?
         .borrow()
         .data()
         .request
         .borrow_mut()
-        .answer()
+        .head()
         .ok_or_else(|| type_error("the request was already awaited"))?;
     let promise = JsPromise::from_async_fn(
         async move |context| {
-            let fetched = answer.await.map_err(type_error)?;
-            fetched_to_js(fetched, &mut context.borrow_mut())
+            let head = head.await.map_err(type_error)?;
+            head_to_js(head, &mut context.borrow_mut())
         },
         context,
     );
     Ok(promise.into())
 }
 
-fn fetched_to_js(fetched: Fetched, context: &mut Context) -> JsResult<JsValue> {
+/// `fetchRead(handle)`: a promise of the next body chunk (an ArrayBuffer), or null at the end.
+fn fetch_read(_: &JsValue, args: &[JsValue], context: &mut Context) -> JsResult<JsValue> {
+    let chunk = fetch_handle(&arg(args, 0))?
+        .borrow()
+        .data()
+        .request
+        .borrow()
+        .read();
+    let promise = JsPromise::from_async_fn(
+        async move |context| match chunk.await.map_err(type_error)? {
+            Some(bytes) => array_buffer(&bytes, &mut context.borrow_mut()),
+            None => Ok(JsValue::null()),
+        },
+        context,
+    );
+    Ok(promise.into())
+}
+
+fn head_to_js(head: Head, context: &mut Context) -> JsResult<JsValue> {
     let headers = JsArray::new(context)?;
-    for (name, value) in &fetched.headers {
+    for (name, value) in &head.headers {
         // ByteString: each byte is one code point.
         let value: String = value.as_bytes().iter().map(|b| char::from(*b)).collect();
         let pair = JsArray::from_iter(
@@ -509,21 +527,19 @@ fn fetched_to_js(fetched: Fetched, context: &mut Context) -> JsResult<JsValue> {
         );
         headers.push(pair, context)?;
     }
-    let body = array_buffer(&fetched.body, context)?;
     let result = ObjectInitializer::new(context)
         .property(
             js_string!("url"),
-            JsString::from(fetched.url),
+            JsString::from(head.url),
             Attribute::all(),
         )
-        .property(js_string!("status"), fetched.status, Attribute::all())
+        .property(js_string!("status"), head.status, Attribute::all())
         .property(
             js_string!("statusText"),
-            JsString::from(fetched.status_text),
+            JsString::from(head.status_text),
             Attribute::all(),
         )
         .property(js_string!("headers"), headers, Attribute::all())
-        .property(js_string!("body"), body, Attribute::all())
         .build();
     Ok(result.into())
 }
@@ -548,7 +564,7 @@ pub(super) fn internal_object(
 ) -> JsObject {
     let user_agent = JsString::from(concat!("earshot/", env!("CARGO_PKG_VERSION")));
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let functions: [(&str, NativeFunction, usize); 19] = [
+    let functions: [(&str, NativeFunction, usize); 20] = [
         ("load", load, 1),
         ("reportError", report_error, 1),
         ("toUSVString", NativeFunction::from_fn_ptr(to_usv_string), 1),
@@ -581,6 +597,7 @@ pub(super) fn internal_object(
         ("codecFinish", NativeFunction::from_fn_ptr(codec_finish), 1),
         ("fetchStart", NativeFunction::from_fn_ptr(fetch_start), 5),
         ("fetchWait", NativeFunction::from_fn_ptr(fetch_wait), 1),
+        ("fetchRead", NativeFunction::from_fn_ptr(fetch_read), 1),
         ("fetchAbort", NativeFunction::from_fn_ptr(fetch_abort), 1),
         ("now", NativeFunction::from_fn_ptr(now), 0),
         ("timeOrigin", NativeFunction::from_fn_ptr(time_origin), 0),

@@ -450,14 +450,16 @@
   async function fetch(input, init = undefined) {
     const req = new Request(input, init);
     const s = request(req);
+    // The request's signal keeps following the caller's while the response body streams.
+    let streaming = false;
     try {
-      return await send(req, s);
+      return await send(req, s, () => { streaming = true; });
     } finally {
-      s.unfollow();
+      if (!streaming) s.unfollow();
     }
   }
 
-  async function send(req, s) {
+  async function send(req, s, streams_body) {
     const signal = s.signal;
     if (signal.aborted) throw signal.reason;
     let bytes = null;
@@ -488,8 +490,58 @@
       headers: headersFrom(raw.headers, true),
       redirected: raw.url !== s.url,
     });
-    body(result).bytes = NULL_BODY.has(raw.status) || s.method === "HEAD" ? null : new Uint8Array(raw.body);
+    if (NULL_BODY.has(raw.status) || s.method === "HEAD") {
+      internal.fetchAbort(handle);
+      return result;
+    }
+    streams_body();
+    body(result).stream = bodyStream(handle, signal, s.unfollow);
     return result;
+  }
+
+  /// The body of a fetched response as it arrives: a byte stream pulling one chunk at a time
+  /// from the host (which stops reading from the server while the stream is full); the request's
+  /// signal errors it, and cancelling it ends the request.
+  function bodyStream(handle, signal, unfollow) {
+    let removeAbort = () => {};
+    let done = false;
+    const finish = () => {
+      if (done) return;
+      done = true;
+      removeAbort();
+      unfollow();
+    };
+    const { ReadableStream } = streams();
+    return new ReadableStream({
+      type: "bytes",
+      start(controller) {
+        removeAbort = onAbort(signal, (reason) => {
+          internal.fetchAbort(handle);
+          finish();
+          try { controller.error(reason); } catch {}
+        });
+      },
+      async pull(controller) {
+        let chunk;
+        try {
+          chunk = await internal.fetchRead(handle);
+        } catch (error) {
+          finish();
+          throw new TypeError("terminated", { cause: error });
+        }
+        if (chunk === null) {
+          finish();
+          controller.close();
+          controller.byobRequest?.respond(0);
+        } else if (chunk.byteLength > 0) {
+          controller.enqueue(new Uint8Array(chunk));
+        }
+      },
+      cancel() {
+        internal.fetchAbort(handle);
+        finish();
+      },
+    });
   }
 
   return { fetch, Headers, Request, Response };

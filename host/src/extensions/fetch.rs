@@ -55,7 +55,8 @@ fn client(follow: bool) -> &'static reqwest::Client {
             .redirect(policy)
             .user_agent(concat!("earshot/", env!("CARGO_PKG_VERSION")))
             .connect_timeout(std::time::Duration::from_secs(30))
-            .timeout(std::time::Duration::from_secs(300))
+            // Per read, not for the whole response: a server-sent event stream may last hours.
+            .read_timeout(std::time::Duration::from_secs(300))
             .build()
             .expect("the HTTP client builds")
     };
@@ -83,8 +84,16 @@ pub(super) struct Head {
 /// from the server (back-pressure).
 const BODY_QUEUE: usize = 8;
 
-/// One body chunk, the end (`None`), or why the body broke off.
-type BodyChunk = Result<Vec<u8>, String>;
+/// One body chunk, the end (`None`: the server's body ended), or why the body broke off. A
+/// channel that closes without the end marker means the request was stopped.
+type BodyChunk = Result<Option<Vec<u8>>, String>;
+
+/// How long the request waits for the JS side to make room for the next chunk before it gives
+/// up (a response whose body an extension stopped reading does not hold its connection open).
+const IDLE_READER: std::time::Duration = std::time::Duration::from_secs(120);
+
+/// The longest wait for a response's head.
+const HEAD_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(300);
 
 /// One request, as the JS side holds it: it starts when its head is first awaited (so a fetch
 /// whose answer is never awaited during a call never runs in the background), and its task is
@@ -95,6 +104,13 @@ pub(super) struct InFlight {
     task: Rc<RefCell<Option<tokio::task::AbortHandle>>>,
     aborted: Rc<Cell<bool>>,
     body: Rc<RefCell<Option<tokio::sync::mpsc::Receiver<BodyChunk>>>>,
+}
+
+impl Drop for InFlight {
+    /// The JS side let go of the request (its handle was collected): nothing can read it now.
+    fn drop(&mut self) {
+        self.abort();
+    }
 }
 
 /// What [`InFlight::start`] was given.
@@ -136,6 +152,7 @@ impl InFlight {
         if let Some(task) = self.task.borrow().as_ref() {
             task.abort();
         }
+        self.body.borrow_mut().take();
     }
 
     /// The response's head, once: a future that sends the request when first polled and aborts
@@ -162,7 +179,16 @@ impl InFlight {
                     body,
                     redirect,
                 } = request;
-                match send(method, &url, headers, body, redirect).await {
+                let head =
+                    tokio::time::timeout(HEAD_TIMEOUT, send(method, &url, headers, body, redirect))
+                        .await
+                        .unwrap_or_else(|_| {
+                            Err(format!(
+                                "fetch {url}: no response within {} s",
+                                HEAD_TIMEOUT.as_secs()
+                            ))
+                        });
+                match head {
                     Err(error) => {
                         let _ = head_sender.send(Err(error));
                     }
@@ -195,20 +221,28 @@ impl InFlight {
     ) -> impl std::future::Future<Output = Result<Option<Vec<u8>>, String>> + 'static {
         let body = self.body.clone();
         let task = self.task.borrow().clone();
+        let aborted = self.aborted.clone();
         async move {
+            let stopped = || "the request was aborted before its body ended".to_string();
+            if aborted.get() {
+                return Err(stopped());
+            }
             let Some(mut receiver) = body.borrow_mut().take() else {
-                return Err("the body is not readable: the request ended".to_string());
+                return Err(stopped());
             };
             let mut cancel_on_drop = AbortOnDrop(task);
             let chunk = receiver.recv().await;
             cancel_on_drop.0 = None;
             match chunk {
-                Some(Ok(chunk)) => {
+                Some(Ok(Some(chunk))) => {
                     *body.borrow_mut() = Some(receiver);
                     Ok(Some(chunk))
                 }
+                Some(Ok(None)) => Ok(None),
                 Some(Err(error)) => Err(error),
-                None => Ok(None),
+                // Closed without the end marker: the task was stopped (aborted, or its runtime
+                // shut down), so the body is cut short, not complete.
+                None => Err(stopped()),
             }
         }
     }
@@ -262,8 +296,9 @@ async fn send(
     ))
 }
 
-/// Reads the body chunk by chunk into `chunks` (waiting while the JS side is behind) until it
-/// ends, breaks off, passes [`MAX_RESPONSE_BYTES`], or nobody reads any more.
+/// Reads the body chunk by chunk into `chunks` (waiting while the JS side is behind, at most
+/// [`IDLE_READER`]) until it ends (then the end marker), breaks off, passes
+/// [`MAX_RESPONSE_BYTES`], or nobody reads any more.
 async fn stream_body(
     url: &str,
     mut response: reqwest::Response,
@@ -271,23 +306,28 @@ async fn stream_body(
 ) {
     let mut total = 0usize;
     loop {
+        let Ok(Ok(room)) = tokio::time::timeout(IDLE_READER, chunks.reserve()).await else {
+            return;
+        };
         let next = match response.chunk().await {
+            Ok(Some(chunk)) if chunk.is_empty() => continue,
             Ok(Some(chunk)) => {
-                total += chunk.len();
+                total = total.saturating_add(chunk.len());
                 if total > MAX_RESPONSE_BYTES {
                     Err(format!(
                         "fetch {url}: the response is larger than {} MiB",
                         MAX_RESPONSE_BYTES / (1024 * 1024)
                     ))
                 } else {
-                    Ok(chunk.to_vec())
+                    Ok(Some(chunk.to_vec()))
                 }
             }
-            Ok(None) => return,
+            Ok(None) => Ok(None),
             Err(error) => Err(format!("fetch {url}: reading the body failed: {error}")),
         };
-        let failed = next.is_err();
-        if chunks.send(next).await.is_err() || failed {
+        let last = !matches!(next, Ok(Some(_)));
+        room.send(next);
+        if last {
             return;
         }
     }

@@ -481,6 +481,11 @@
         reject(new TypeError("fetch failed", { cause: error }));
       });
     });
+    if (signal.aborted) {
+      // Aborted between the head's arrival and here.
+      internal.fetchAbort(handle);
+      throw signal.reason;
+    }
     const result = new Response(null, { status: 200 });
     Object.assign(response(result), {
       type: "basic",
@@ -515,6 +520,12 @@
     return new ReadableStream({
       type: "bytes",
       start(controller) {
+        if (signal.aborted) {
+          internal.fetchAbort(handle);
+          finish();
+          controller.error(signal.reason);
+          return;
+        }
         removeAbort = onAbort(signal, (reason) => {
           internal.fetchAbort(handle);
           finish();
@@ -533,7 +544,7 @@
           finish();
           controller.close();
           controller.byobRequest?.respond(0);
-        } else if (chunk.byteLength > 0) {
+        } else {
           controller.enqueue(new Uint8Array(chunk));
         }
       },

@@ -113,7 +113,7 @@ impl Drop for InFlight {
     }
 }
 
-/// What [`InFlight::start`] was given.
+/// What [`InFlight::new`] was given.
 struct Request {
     method: http::Method,
     url: String,
@@ -125,7 +125,7 @@ struct Request {
 impl InFlight {
     /// A request for `method url` with `headers` and `body`, run on the session's runtime (or
     /// the fallback) once its head is awaited.
-    pub(super) fn start(
+    pub(super) fn new(
         method: http::Method,
         url: String,
         headers: http::HeaderMap,

@@ -127,14 +127,14 @@ pub fn lazy_globals() -> impl Iterator<Item = &'static str> {
 
 /// Per-context state: what the scripts need, and each group's exports once loaded.
 struct WebState {
-    /// The built-in URL class, as boa_runtime registered it (before `URL` became lazy).
+    /// The built-in URL class, as boa_runtime registered it.
     url: JsValue,
     /// `console.error` as the runtime made it, for `reportError`.
     console_error: JsValue,
     /// boa_runtime's `TextDecoder.prototype.decode`, which [`text_decoder`]'s wrapper calls.
     text_decode: JsValue,
-    /// The built-in URL accessors `searchParams` builds on, once installed.
-    url_accessors: RefCell<Option<url_search_params::UrlAccessors>>,
+    /// The built-in URL accessors `searchParams` and the `search`/`href` setters wrap.
+    url_accessors: url_search_params::UrlAccessors,
     /// The `internal` object, made on the first load.
     internal: RefCell<Option<JsObject>>,
     /// Each group's exports, by index in [`GROUPS`]; `Some(None)` while it is being evaluated.
@@ -150,8 +150,8 @@ struct WebState {
 /// after boa_runtime's extensions (its console and URL are captured here); do not register its
 /// AbortController, which the lazy one (an EventTarget) replaces.
 ///
-/// No property is defined per global: the global object's prototype becomes a proxy of
-/// `Object.prototype` that answers for the lazy names (its `has` and `get` traps), so a fresh
+/// No property is defined per global: the global object's prototype becomes a proxy (of a
+/// plain object inheriting `Object.prototype`) that answers for the lazy names (its `has` and `get` traps), so a fresh
 /// context costs one proxy instead of a getter and a setter for each of ~50 names (measured: the
 /// accessors cost 0.05 ms a context and a quarter more on a 20-extension load). Once read, a
 /// global becomes a plain data property of the global object; assigning one before that defines
@@ -171,6 +171,7 @@ pub fn install(context: &mut Context) -> JsResult<()> {
         None => JsValue::undefined(),
     };
     let text_decode = text_decoder::install(context)?;
+    let url_accessors = url_search_params::install(&url, context)?;
     context.insert_data(WebState {
         url,
         console_error,
@@ -178,12 +179,9 @@ pub fn install(context: &mut Context) -> JsResult<()> {
         exports: RefCell::new(vec![None; GROUPS.len()]),
         values: RefCell::new(vec![None; lazy_globals().count()]),
         settled: RefCell::new(vec![false; lazy_globals().count()]),
-        url_accessors: RefCell::new(None),
+        url_accessors,
         text_decode,
     });
-    let url = state(context)?.url.clone();
-    let accessors = url_search_params::install(&url, context)?;
-    *state(context)?.url_accessors.borrow_mut() = Some(accessors);
     // The proxy's target is a plain object inheriting from Object.prototype, so the global
     // object still is `instanceof Object` and inherits every Object.prototype method.
     let target = JsObject::with_object_proto(context.intrinsics());
@@ -275,7 +273,8 @@ fn settle_later(index: u32, context: &mut Context) {
     context.enqueue_job(job.into());
 }
 
-/// The proxy's `has` trap: a lazy name is there; anything else is `Object.prototype`'s.
+/// The proxy's `has` trap: a lazy name is there; anything else is the target's (so
+/// `Object.prototype`'s).
 fn lazy_has(_: &JsValue, args: &[JsValue], context: &mut Context) -> JsResult<JsValue> {
     let key = args.get(1).cloned().unwrap_or_default();
     if answered(&key, context)?.is_some() {
@@ -287,7 +286,7 @@ fn lazy_has(_: &JsValue, args: &[JsValue], context: &mut Context) -> JsResult<Js
 }
 
 /// The proxy's `get` trap: a lazy name's value (its group evaluated on first use); anything else
-/// is `Reflect.get(Object.prototype, key, receiver)`.
+/// is `Reflect.get(target, key, receiver)`.
 fn lazy_get(_: &JsValue, args: &[JsValue], context: &mut Context) -> JsResult<JsValue> {
     let key = args.get(1).cloned().unwrap_or_default();
     let Some(index) = answered(&key, context)? else {
@@ -315,17 +314,6 @@ fn target_of(args: &[JsValue]) -> JsResult<JsObject> {
     args.first()
         .and_then(JsValue::as_object)
         .ok_or_else(|| JsNativeError::typ().with_message("no proxy target").into())
-}
-
-impl WebState {
-    /// The built-in URL accessors (set by [`install`]).
-    fn url_accessors(&self) -> JsResult<url_search_params::UrlAccessors> {
-        self.url_accessors.borrow().clone().ok_or_else(|| {
-            JsNativeError::error()
-                .with_message("URL.searchParams is not installed")
-                .into()
-        })
-    }
 }
 
 fn state(context: &Context) -> JsResult<&WebState> {
@@ -383,7 +371,7 @@ fn internal(context: &mut Context) -> JsResult<JsObject> {
         return Ok(internal);
     }
     let url = state(context)?.url.clone();
-    let accessors = state(context)?.url_accessors()?;
+    let accessors = state(context)?.url_accessors.clone();
     let load = NativeFunction::from_fn_ptr(load_by_name);
     let report = NativeFunction::from_fn_ptr(report_error);
     let internal = natives::internal_object(url, &accessors, report, load, context);

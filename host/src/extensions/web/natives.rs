@@ -7,7 +7,9 @@ use std::io::Write;
 use std::sync::OnceLock;
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
-use boa_engine::object::builtins::{AlignedVec, JsArray, JsArrayBuffer, JsPromise, JsTypedArray};
+use boa_engine::object::builtins::{
+    AlignedVec, JsArray, JsArrayBuffer, JsDataView, JsPromise, JsTypedArray,
+};
 use boa_engine::object::{JsObject, ObjectInitializer};
 use boa_engine::property::Attribute;
 use boa_engine::{
@@ -43,28 +45,39 @@ fn text_arg(args: &[JsValue], index: usize, context: &mut Context) -> JsResult<S
     Ok(arg(args, index).to_string(context)?.to_std_string_lossy())
 }
 
-/// The buffer a typed array views, and the byte range of the view in it.
-fn view_of(
+/// The buffer a typed array or DataView views, and the byte range of the view in it.
+pub(super) fn view_of(
     value: &JsValue,
     context: &mut Context,
 ) -> JsResult<(JsArrayBuffer, std::ops::Range<usize>)> {
     let object = value
         .as_object()
         .ok_or_else(|| type_error("expected a Uint8Array"))?;
-    let array = JsTypedArray::from_object(object)?;
-    let offset = array.byte_offset(context)?;
-    let length = array.byte_length(context)?;
-    let buffer = array.buffer(context)?;
+    let (buffer, offset, length) = match JsTypedArray::from_object(object.clone()) {
+        Ok(array) => (
+            array.buffer(context)?,
+            array.byte_offset(context)?,
+            array.byte_length(context)?,
+        ),
+        Err(_) => {
+            let view = JsDataView::from_object(object)?;
+            (
+                view.buffer(context)?,
+                view.byte_offset(context)? as usize,
+                view.byte_length(context)? as usize,
+            )
+        }
+    };
     let buffer = JsArrayBuffer::from_object(
         buffer
             .as_object()
-            .ok_or_else(|| type_error("a typed array without a buffer"))?,
+            .ok_or_else(|| type_error("a view without a buffer"))?,
     )?;
     Ok((buffer, offset..offset + length))
 }
 
-/// The bytes a Uint8Array (or any typed array) views, copied.
-fn bytes_arg(value: &JsValue, context: &mut Context) -> JsResult<Vec<u8>> {
+/// The bytes a Uint8Array (or any typed array or DataView) views, copied.
+pub(super) fn bytes_arg(value: &JsValue, context: &mut Context) -> JsResult<Vec<u8>> {
     let (buffer, range) = view_of(value, context)?;
     let data = buffer
         .data()
@@ -76,7 +89,7 @@ fn bytes_arg(value: &JsValue, context: &mut Context) -> JsResult<Vec<u8>> {
 }
 
 /// A new ArrayBuffer holding `bytes`.
-fn array_buffer(bytes: &[u8], context: &mut Context) -> JsResult<JsValue> {
+pub(super) fn array_buffer(bytes: &[u8], context: &mut Context) -> JsResult<JsValue> {
     Ok(JsArrayBuffer::from_byte_block(AlignedVec::from_slice(0, bytes), context)?.into())
 }
 
@@ -462,7 +475,7 @@ fn fetch_start(_: &JsValue, args: &[JsValue], context: &mut Context) -> JsResult
         _ => Redirect::Follow,
     };
     let handle = FetchHandle {
-        request: RefCell::new(InFlight::start(method, url, headers, body, redirect)),
+        request: RefCell::new(InFlight::new(method, url, headers, body, redirect)),
     };
     Ok(JsObject::from_proto_and_data(None, handle).into())
 }

@@ -3,10 +3,10 @@
 //! starts at an odd byte offset. The wrapper hands it a copy at offset 0 in that case.
 
 use boa_engine::object::FunctionObjectBuilder;
-use boa_engine::object::builtins::{JsArrayBuffer, JsDataView, JsTypedArray, JsUint8Array};
 use boa_engine::property::PropertyDescriptor;
 use boa_engine::{Context, JsNativeError, JsObject, JsResult, JsValue, NativeFunction, js_string};
 
+use super::natives::{array_buffer, bytes_arg, view_of};
 use super::state;
 
 /// Replaces `TextDecoder.prototype.decode`; returns the built-in one the wrapper calls.
@@ -40,59 +40,15 @@ pub(super) fn install(context: &mut Context) -> JsResult<JsValue> {
     Ok(original)
 }
 
-/// The byte offset of a typed array or DataView, if `value` is one.
-fn byte_offset(value: &JsValue, context: &mut Context) -> JsResult<Option<usize>> {
-    let Some(object) = value.as_object() else {
-        return Ok(None);
-    };
-    if let Ok(array) = JsTypedArray::from_object(object.clone()) {
-        return Ok(Some(array.byte_offset(context)?));
-    }
-    if let Ok(view) = JsDataView::from_object(object) {
-        return Ok(Some(view.byte_offset(context)? as usize));
-    }
-    Ok(None)
-}
-
-/// A copy of the bytes `value` views, as a Uint8Array at offset 0.
-fn aligned_copy(value: &JsValue, context: &mut Context) -> JsResult<JsValue> {
-    let object = value
-        .as_object()
-        .ok_or_else(|| JsNativeError::typ().with_message("expected a buffer view"))?;
-    let (buffer, offset, length) = match JsTypedArray::from_object(object.clone()) {
-        Ok(array) => (
-            array.buffer(context)?,
-            array.byte_offset(context)?,
-            array.byte_length(context)?,
-        ),
-        Err(_) => {
-            let view = JsDataView::from_object(object)?;
-            (
-                view.buffer(context)?,
-                view.byte_offset(context)? as usize,
-                view.byte_length(context)? as usize,
-            )
-        }
-    };
-    let buffer = JsArrayBuffer::from_object(
-        buffer
-            .as_object()
-            .ok_or_else(|| JsNativeError::typ().with_message("a view without a buffer"))?,
-    )?;
-    let bytes = buffer
-        .data()
-        .and_then(|data| data.get(offset..offset + length).map(<[u8]>::to_vec))
-        .ok_or_else(|| JsNativeError::typ().with_message("the view is out of its buffer"))?;
-    Ok(JsUint8Array::from_iter(bytes, context)?.into())
-}
-
 fn decode(this: &JsValue, args: &[JsValue], context: &mut Context) -> JsResult<JsValue> {
     let original = state(context)?.text_decode.clone();
     let mut args = args.to_vec();
     if let Some(input) = args.first()
-        && byte_offset(input, context)?.is_some_and(|offset| offset % 2 == 1)
+        && view_of(input, context).is_ok_and(|(_, range)| range.start % 2 == 1)
     {
-        args[0] = aligned_copy(input, context)?;
+        // A copy of the viewed bytes, in a buffer of its own (offset 0).
+        let bytes = bytes_arg(input, context)?;
+        args[0] = array_buffer(&bytes, context)?;
     }
     original
         .as_callable()

@@ -125,42 +125,40 @@ fn call(
         .call(this, args, context)
 }
 
-/// Lets the URL's URLSearchParams (if it has any yet) re-read the query after a change.
-fn refresh(this: &JsValue, context: &mut Context) -> JsResult<()> {
-    if loaded("url", context)? {
-        let exports = load_named("url", context)?;
-        let refresh = exports.get(js_string!("refresh"), context)?;
-        call(
-            &refresh,
-            &JsValue::undefined(),
-            std::slice::from_ref(this),
-            context,
-        )?;
-    }
-    Ok(())
-}
-
-fn search_params(this: &JsValue, _: &[JsValue], context: &mut Context) -> JsResult<JsValue> {
-    // The built-in getter throws on anything that is not a URL.
-    let search_get = state(context)?.url_accessors()?.search_get;
-    call(&search_get, this, &[], context)?;
+/// Calls the `url` group's export `name` with the URL `this`.
+fn call_export(name: &str, this: &JsValue, context: &mut Context) -> JsResult<JsValue> {
     let exports = load_named("url", context)?;
-    let params_for = exports.get(js_string!("paramsFor"), context)?;
+    let function = exports.get(js_string!(name), context)?;
     call(
-        &params_for,
+        &function,
         &JsValue::undefined(),
         std::slice::from_ref(this),
         context,
     )
 }
 
+/// Lets the URL's URLSearchParams (if it has any yet) re-read the query after a change.
+fn refresh(this: &JsValue, context: &mut Context) -> JsResult<()> {
+    if loaded("url", context)? {
+        call_export("refresh", this, context)?;
+    }
+    Ok(())
+}
+
+fn search_params(this: &JsValue, _: &[JsValue], context: &mut Context) -> JsResult<JsValue> {
+    // The built-in getter throws on anything that is not a URL.
+    let search_get = state(context)?.url_accessors.search_get.clone();
+    call(&search_get, this, &[], context)?;
+    call_export("paramsFor", this, context)
+}
+
 fn set_search(this: &JsValue, args: &[JsValue], context: &mut Context) -> JsResult<JsValue> {
-    let search_set = state(context)?.url_accessors()?.search_set;
+    let search_set = state(context)?.url_accessors.search_set.clone();
     set_then_refresh(&search_set, this, args, context)
 }
 
 fn set_href(this: &JsValue, args: &[JsValue], context: &mut Context) -> JsResult<JsValue> {
-    let href_set = state(context)?.url_accessors()?.href_set;
+    let href_set = state(context)?.url_accessors.href_set.clone();
     set_then_refresh(&href_set, this, args, context)
 }
 

@@ -389,6 +389,6 @@
 
   return {
     DOMException, Event, EventTarget, CustomEvent, ErrorEvent, PromiseRejectionEvent,
-    AbortController, AbortSignal, onAbort, defineHandlerAttribute,
+    AbortController, AbortSignal, onAbort,
   };
 })

@@ -178,9 +178,14 @@
     return s.stream;
   }
 
+  /// A body that was read, or whose stream is locked or was read from, cannot be read again.
+  function unusable(s) {
+    return s.used || (s.stream !== null && (s.stream.locked || streams().isDisturbed(s.stream)));
+  }
+
   async function consume(object) {
     const s = body(object);
-    if (s.used || (s.stream !== null && (s.stream.locked || streams().isDisturbed(s.stream)))) {
+    if (unusable(s)) {
       throw new TypeError("Body is unusable: Body has already been read");
     }
     s.used = true;
@@ -343,7 +348,7 @@
         }
         // The input's body moves to this request; the input is used up.
         const from = body(input);
-        if (from.used || (from.stream !== null && (from.stream.locked || streams().isDisturbed(from.stream)))) {
+        if (unusable(from)) {
           throw new TypeError("Cannot construct a Request with a Request object that has already been used.");
         }
         bodyState.set(this, { bytes: from.bytes, stream: from.stream, used: false });

@@ -381,3 +381,32 @@ fn a_decompression_bomb_fails_its_stream_and_nothing_else() {
         "still here"
     );
 }
+
+#[test]
+fn a_response_past_32_mib_errors_its_body_and_nothing_else() {
+    let Some(node) = node22() else { return };
+    let server = EchoServer::start(&node);
+    let sandbox = Sandbox::new();
+    let prelude = "async function huge(base: string) {\n\
+         const response = await fetch(`${base}/huge`);\n\
+         try { return { read: (await response.arrayBuffer()).byteLength }; }\n\
+         catch (e: any) { return { error: `${e.name}: ${e.message}`, cause: String(e.cause?.message ?? '') }; }\n\
+       }";
+    let host = host_with_tool(
+        &sandbox,
+        prelude,
+        "input.again ? 'still here' : huge(input.base)",
+    );
+    let result = run(&host, &serde_json::json!({ "base": server.base }));
+    assert_eq!(result["error"], "TypeError: terminated", "{result}");
+    assert!(
+        result["cause"]
+            .as_str()
+            .is_some_and(|cause| cause.contains("the response is larger than 32 MiB")),
+        "{result}"
+    );
+    assert_eq!(
+        run(&host, &serde_json::json!({ "again": true })),
+        "still here"
+    );
+}

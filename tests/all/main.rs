@@ -6,6 +6,7 @@ mod acp_stdio;
 mod common;
 mod components;
 mod embedding;
+mod extension_engine;
 mod extension_session;
 mod extension_strings;
 mod extensions;

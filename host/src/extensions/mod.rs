@@ -18,6 +18,7 @@ pub mod fetch;
 pub mod job_loop;
 pub mod module_cache;
 pub mod module_loader;
+pub mod numeric_sort;
 pub mod runtime;
 pub mod shape;
 pub mod string_natives;

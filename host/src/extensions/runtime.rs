@@ -1,8 +1,9 @@
 //! The globals an extension sees: console (to tracing, never raw to the terminal), timers and
 //! `queueMicrotask` on our job loop, TextEncoder/TextDecoder, URL, structuredClone, atob/btoa,
 //! the rest of the web platform ([`super::web`]: events, streams, Blob, crypto, `fetch` on the
-//! session's runtime, ...), `Intl`, and a read-only `process.env`; and string and RegExp
-//! built-ins that stay linear on large texts ([`super::string_natives`]).
+//! session's runtime, ...), `Intl`, and a read-only `process.env`; string and RegExp
+//! built-ins that stay linear on large texts ([`super::string_natives`]); and a native numeric
+//! sort for `(a, b) => a - b` ([`super::numeric_sort`]).
 
 use std::rc::Rc;
 
@@ -128,6 +129,7 @@ pub fn new_context(
     )?;
     super::web::install(&mut context)?;
     super::string_natives::install(&mut context)?;
+    super::numeric_sort::install(&mut context)?;
     // `vars_os`: one variable that is not UTF-8 must not stop every extension from loading.
     let env: serde_json::Map<String, serde_json::Value> = std::env::vars_os()
         .filter_map(|(key, value)| Some((key.into_string().ok()?, value.into_string().ok()?)))

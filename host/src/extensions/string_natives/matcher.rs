@@ -11,6 +11,8 @@
 //! A raw terminator anywhere else means the same character as its escape. Any other source is
 //! left to Boa.
 
+use std::cell::OnceCell;
+
 use boa_engine::JsString;
 use boa_engine::string::{CodePoint, JsStr};
 use regress::{Flags, Match, Regex};
@@ -27,6 +29,12 @@ pub(super) struct Compiled {
     /// Neither `i` nor Unicode mode: on an ASCII text the pattern means the same whether the
     /// text is read as bytes or as UTF-16 code units (no case folding, no surrogate pairs).
     bytes_mean_units: bool,
+    /// The source and flags, for `automaton`.
+    source: Vec<u16>,
+    flags: String,
+    /// The finite automaton that tells whether a match exists (see `exists.rs`), built at the
+    /// first `test` that can use it; `None` inside when the pattern is not translated.
+    automaton: OnceCell<Option<regex::bytes::Regex>>,
 }
 
 impl Compiled {
@@ -66,7 +74,19 @@ impl Compiled {
             unicode,
             first,
             bytes_mean_units: !has('i') && !unicode,
+            source: units,
+            flags: flags.to_owned(),
+            automaton: OnceCell::new(),
         })
+    }
+
+    /// Whether a match exists anywhere in the Latin1 text `bytes`, told by the automaton; `None`
+    /// when the pattern has none (see `exists.rs`: never for `g` or `y`).
+    pub(super) fn exists_in_latin1(&self, bytes: &[u8]) -> Option<bool> {
+        self.automaton
+            .get_or_init(|| super::exists::automaton(&self.source, &self.flags))
+            .as_ref()
+            .map(|automaton| automaton.is_match(bytes))
     }
 
     /// The first match at or after `start` in `text` when `text` is ASCII and the pattern
@@ -357,5 +377,24 @@ impl Template {
                 Piece::Nothing => {}
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Compiled;
+    use boa_engine::js_string;
+
+    #[test]
+    fn a_test_without_g_is_answered_by_the_automaton() {
+        let plain = Compiled::new(&js_string!(r"qu?ick\s+\w+"), "").expect("compiles");
+        assert_eq!(plain.exists_in_latin1(b"the quick fox"), Some(true));
+        assert_eq!(plain.exists_in_latin1(b"the quick"), Some(false));
+        let global = Compiled::new(&js_string!(r"qu?ick"), "g").expect("compiles");
+        assert_eq!(
+            global.exists_in_latin1(b"quick"),
+            None,
+            "g needs the match's end"
+        );
     }
 }

@@ -3,12 +3,14 @@
 //! `lastIndexOf`, `RegExp.prototype.exec` and `RegExp.prototype[Symbol.split]`); see
 //! docs/upstream/boa-quadratic-strings.md for the causes. `RegExp.prototype.test`,
 //! `[Symbol.replace]` and `[Symbol.split]` also match with the host's own `regress` program, as
-//! Boa's exec costs about 5 µs a match.
+//! Boa's exec costs about 5 µs a match, and `test` without `g` or `y` on a Latin1 text asks a
+//! finite automaton whether a match exists (`exists.rs`).
 //!
 //! Each override follows the ECMAScript algorithm and takes its fast path only when every step it
 //! skips is unobservable (primitive arguments, untouched prototypes); otherwise it calls the saved
 //! built-in with the same `this` and arguments, so the built-in's behaviour is kept exactly.
 
+mod exists;
 mod matcher;
 mod regexps;
 mod search;
@@ -28,7 +30,7 @@ pub fn install(context: &mut Context) -> JsResult<()> {
 }
 
 /// The current value of `proto[key]` as a function object (the built-in about to be replaced).
-fn saved(
+pub(super) fn saved(
     proto: &JsObject,
     key: impl Into<PropertyKey>,
     context: &mut Context,
@@ -46,7 +48,7 @@ fn saved(
 
 /// Defines `proto[key]` as a native function with the built-in's name, length and attributes
 /// (writable, configurable, not enumerable); returns the function object.
-fn define(
+pub(super) fn define(
     proto: &JsObject,
     key: impl Into<PropertyKey>,
     name: JsString,

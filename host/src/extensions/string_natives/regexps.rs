@@ -533,6 +533,14 @@ fn test_override(
     let Some(index) = last_index(&rx) else {
         return test.builtin.call(this, args, context);
     };
+    // Without `g` or `y` only whether a match exists is seen (lastIndex is read, not written).
+    if !compiled.global
+        && !compiled.sticky
+        && let JsStrVariant::Latin1(bytes) = text.as_str().variant()
+        && let Some(found) = compiled.exists_in_latin1(bytes)
+    {
+        return Ok(JsValue::new(found));
+    }
     let found = builtin_exec(&rx, &compiled, &text, index, &test.shared, context)?;
     Ok(JsValue::new(found.is_some()))
 }

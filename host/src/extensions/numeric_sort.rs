@@ -19,6 +19,7 @@
 
 use std::cmp::Ordering;
 
+use boa_engine::builtins::function::OrdinaryFunction;
 use boa_engine::object::IndexProperties;
 use boa_engine::object::builtins::JsArray;
 use boa_engine::{
@@ -101,7 +102,14 @@ fn numeric_order(
     let Some(function) = comparator.and_then(JsValue::as_callable) else {
         return Ok(None);
     };
-    // The built-in runs no script; whatever it refuses is simply not recognised.
+    // Only a function written in script: for a native function the built-in reads its `name`,
+    // which may be a getter (script the built-in sort would never run); a bound function or a
+    // proxy is not one of the forms anyway.
+    if !function.is::<OrdinaryFunction>() {
+        return Ok(None);
+    }
+    // On an ordinary function the built-in runs no script; whatever it refuses is simply not
+    // recognised.
     let Ok(source) = saved
         .function_to_string
         .call(&function.into(), &[], context)
@@ -120,6 +128,12 @@ fn numeric_order(
 
 /// The order of a comparator whose source text is `source` (see the module comment).
 fn comparator_order(source: &str) -> Option<Order> {
+    // A line break after `return` ends the statement (`return;`), so a block body is refused
+    // when it has any; an arrow's expression body is not affected by line breaks.
+    let block_body = source.contains('{');
+    if block_body && source.contains(['\n', '\r', '\u{2028}', '\u{2029}']) {
+        return None;
+    }
     let tokens = tokens(source)?;
     let tokens: Vec<&str> = tokens.iter().map(String::as_str).collect();
     // `function [name] (a, b) { return a - b [;] }` or `(a, b) => …`.

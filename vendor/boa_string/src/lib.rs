@@ -820,6 +820,15 @@ impl_from_number_for_js_string!(
 impl From<&[u16]> for JsString {
     #[inline]
     fn from(s: &[u16]) -> Self {
+        // earshot patch: code units that all fit in Latin1 make a Latin1 string, as `From<&str>`
+        // already does. `toLowerCase`, `JSON.stringify`, `padStart`, `String.fromCharCode`,
+        // `replace` and others build their results here, and an ASCII text came out UTF-16:
+        // twice the memory, and off every Latin1 fast path. (`From<JsStr>` keeps what it is
+        // given, for a caller that wants UTF-16.)
+        if s.iter().all(|&unit| unit <= 0xFF) {
+            let bytes: Vec<u8> = s.iter().map(|&unit| unit as u8).collect();
+            return JsString::from_js_str(JsStr::latin1(&bytes));
+        }
         JsString::from_js_str(JsStr::utf16(s))
     }
 }

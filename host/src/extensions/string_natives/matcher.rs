@@ -11,7 +11,7 @@
 //! A raw terminator anywhere else means the same character as its escape. Any other source is
 //! left to Boa.
 
-use std::cell::OnceCell;
+use std::cell::{Cell, OnceCell};
 
 use boa_engine::JsString;
 use boa_engine::string::{CodePoint, JsStr};
@@ -33,8 +33,11 @@ pub(super) struct Compiled {
     source: Vec<u16>,
     flags: String,
     /// The finite automaton that tells whether a match exists (see `exists.rs`), built at the
-    /// first `test` that can use it; `None` inside when the pattern is not translated.
+    /// second `test` that can use it (a pattern tested once is not worth compiling twice);
+    /// `None` inside when the pattern is not translated.
     automaton: OnceCell<Option<regex::bytes::Regex>>,
+    /// Whether a `test` has asked for the automaton before.
+    asked: Cell<bool>,
 }
 
 impl Compiled {
@@ -77,12 +80,16 @@ impl Compiled {
             source: units,
             flags: flags.to_owned(),
             automaton: OnceCell::new(),
+            asked: Cell::new(false),
         })
     }
 
     /// Whether a match exists anywhere in the Latin1 text `bytes`, told by the automaton; `None`
     /// when the pattern has none (see `exists.rs`: never for `g` or `y`).
     pub(super) fn exists_in_latin1(&self, bytes: &[u8]) -> Option<bool> {
+        if !self.asked.replace(true) {
+            return None;
+        }
         self.automaton
             .get_or_init(|| super::exists::automaton(&self.source, &self.flags))
             .as_ref()
@@ -388,9 +395,15 @@ mod tests {
     #[test]
     fn a_test_without_g_is_answered_by_the_automaton() {
         let plain = Compiled::new(&js_string!(r"qu?ick\s+\w+"), "").expect("compiles");
+        assert_eq!(
+            plain.exists_in_latin1(b"the quick fox"),
+            None,
+            "not on its first use"
+        );
         assert_eq!(plain.exists_in_latin1(b"the quick fox"), Some(true));
         assert_eq!(plain.exists_in_latin1(b"the quick"), Some(false));
         let global = Compiled::new(&js_string!(r"qu?ick"), "g").expect("compiles");
+        assert_eq!(global.exists_in_latin1(b"quick"), None);
         assert_eq!(
             global.exists_in_latin1(b"quick"),
             None,

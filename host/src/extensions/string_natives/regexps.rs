@@ -12,7 +12,7 @@ use boa_engine::builtins::regexp::RegExp;
 use boa_engine::gc::{Gc, GcRefCell};
 use boa_engine::object::builtins::JsArray;
 use boa_engine::property::PropertyKey;
-use boa_engine::string::JsStrVariant;
+use boa_engine::string::{JsStr, JsStrVariant};
 use boa_engine::{
     Context, Finalize, JsArgs, JsObject, JsResult, JsString, JsSymbol, JsValue, NativeFunction,
     Trace, js_string,
@@ -45,7 +45,8 @@ impl Widened {
         {
             return wide.clone();
         }
-        let wide = JsString::from(&text.to_vec()[..]);
+        // Explicitly UTF-16: `JsString::from(&[u16])` would make Latin1 units Latin1 again.
+        let wide = JsString::from(JsStr::utf16(&text.to_vec()));
         *cache = Some((text.clone(), wide.clone()));
         wide
     }
@@ -743,7 +744,7 @@ fn split_by_exec(
         context,
     )?;
     let input: JsValue = match text.as_str().variant() {
-        JsStrVariant::Latin1(_) => JsString::from(&text.to_vec()[..]).into(),
+        JsStrVariant::Latin1(_) => JsString::from(JsStr::utf16(&text.to_vec())).into(),
         JsStrVariant::Utf16(_) => text.clone().into(),
     };
     let last_index = js_string!("lastIndex");

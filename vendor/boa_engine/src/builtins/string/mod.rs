@@ -1587,18 +1587,7 @@ impl String {
                 break;
             }
         }
-        // earshot patch: a Latin1 filler stays Latin1 (`JsString::from(&[u16])` always makes a
-        // UTF-16 string, so `'5'.padStart(6, '0')` was UTF-16 and so was every string built from
-        // it, doubling its size and taking it off every Latin1 fast path).
-        let truncated_string_filler = if truncated_string_filler.iter().all(|&unit| unit <= 0xFF) {
-            let bytes: Vec<u8> = truncated_string_filler
-                .iter()
-                .map(|&unit| unit as u8)
-                .collect();
-            JsString::from(crate::JsStr::latin1(&bytes))
-        } else {
-            JsString::from(&truncated_string_filler[..])
-        };
+        let truncated_string_filler = JsString::from(&truncated_string_filler[..]);
 
         // 10. If placement is start, return the string-concatenation of truncatedStringFiller and S.
         if placement == Placement::Start {

@@ -353,11 +353,7 @@ impl Host {
     }
 
     fn counted_tool_search_active(&self) -> bool {
-        self.registry()
-            .tools()
-            .filter(|tool| tool.id.kind() == SourceKind::Mcp)
-            .count()
-            > LISTED_MCP_TOOLS_LIMIT
+        self.registry().mcp_tool_count() > LISTED_MCP_TOOLS_LIMIT
     }
 
     /// Exactly what a model is shown: every extension and component tool, and either every MCP

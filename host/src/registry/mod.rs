@@ -49,6 +49,9 @@ pub struct ToolRegistry {
     /// Names claimed by more than one source: (name, the sources that claimed it).
     collisions: BTreeMap<String, Vec<String>>,
     problems: Vec<RegistryProblem>,
+    /// How many of `tools` are MCP tools: every call asks whether `tool_search` is active,
+    /// which must not walk 3,000 entries each time.
+    mcp_tools: usize,
 }
 
 impl ToolRegistry {
@@ -75,9 +78,15 @@ impl ToolRegistry {
             .map(|existing| existing.id.namespaced());
         if let Some(existing_name) = clash {
             let existing = self.tools.remove(&existing_name).expect("found above");
+            if existing.id.kind() == SourceKind::Mcp {
+                self.mcp_tools -= 1;
+            }
             self.collisions
                 .insert(name, vec![who(&existing), who(&tool)]);
             return;
+        }
+        if tool.id.kind() == SourceKind::Mcp {
+            self.mcp_tools += 1;
         }
         self.tools.insert(name, Arc::new(tool));
     }
@@ -86,6 +95,13 @@ impl ToolRegistry {
     pub fn remove_source(&mut self, kind: SourceKind, source: &str) {
         self.tools
             .retain(|_, tool| !(tool.id.kind() == kind && tool.id.source() == source));
+        if kind == SourceKind::Mcp {
+            self.mcp_tools = self
+                .tools
+                .values()
+                .filter(|tool| tool.id.kind() == kind)
+                .count();
+        }
         self.problems
             .retain(|problem| !(problem.kind == kind && problem.source == source));
         let gone = claimant(kind, source);
@@ -107,6 +123,19 @@ impl ToolRegistry {
     /// Every registered tool, sorted by namespaced name.
     pub fn tools(&self) -> impl Iterator<Item = &RegisteredTool> {
         self.tools.values().map(|tool| &**tool)
+    }
+
+    /// How many MCP tools are registered (kept as tools come and go, not counted per call).
+    pub fn mcp_tool_count(&self) -> usize {
+        // Every test that calls a tool checks the kept count against a walk.
+        debug_assert_eq!(
+            self.mcp_tools,
+            self.tools
+                .values()
+                .filter(|tool| tool.id.kind() == SourceKind::Mcp)
+                .count()
+        );
+        self.mcp_tools
     }
 
     /// The tool a model or user names: by namespaced name or by model-facing alias.

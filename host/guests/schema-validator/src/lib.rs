@@ -65,6 +65,12 @@ impl GuestValidator for CompiledValidator {
             Ok(instance) => instance,
             Err(error) => return ValidationOutcome::NotJson(error.to_string()),
         };
+        // Almost every call is valid: `is_valid` answers without building the error iterators
+        // (boxed, one per keyword), which costs the same again; only an invalid input pays for
+        // the errors it reports.
+        if self.0.is_valid(&instance) {
+            return ValidationOutcome::Valid;
+        }
         let errors: Vec<ValidationError> = self
             .0
             .iter_errors(&instance)
@@ -75,7 +81,13 @@ impl GuestValidator for CompiledValidator {
             })
             .collect();
         if errors.is_empty() {
-            ValidationOutcome::Valid
+            // `is_valid` and `iter_errors` disagreeing would be a jsonschema bug; the input is
+            // refused rather than let through.
+            ValidationOutcome::Invalid(vec![ValidationError {
+                instance_path: String::new(),
+                schema_path: String::new(),
+                message: "the validator could not say why this input is invalid".to_string(),
+            }])
         } else {
             ValidationOutcome::Invalid(errors)
         }

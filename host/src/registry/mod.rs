@@ -93,14 +93,11 @@ impl ToolRegistry {
 
     /// Removes every tool of one source (before registering its new list), and its problems.
     pub fn remove_source(&mut self, kind: SourceKind, source: &str) {
+        let before = self.tools.len();
         self.tools
             .retain(|_, tool| !(tool.id.kind() == kind && tool.id.source() == source));
         if kind == SourceKind::Mcp {
-            self.mcp_tools = self
-                .tools
-                .values()
-                .filter(|tool| tool.id.kind() == kind)
-                .count();
+            self.mcp_tools -= before - self.tools.len();
         }
         self.problems
             .retain(|problem| !(problem.kind == kind && problem.source == source));

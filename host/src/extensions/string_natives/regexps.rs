@@ -744,7 +744,7 @@ fn split_by_exec(
         context,
     )?;
     let input: JsValue = match text.as_str().variant() {
-        JsStrVariant::Latin1(_) => JsString::from(JsStr::utf16(&text.to_vec())).into(),
+        JsStrVariant::Latin1(_) => shared.widened.of(text).into(),
         JsStrVariant::Utf16(_) => text.clone().into(),
     };
     let last_index = js_string!("lastIndex");

@@ -53,6 +53,8 @@ const fn to_hex_digit(val: u16) -> u16 {
 #[cfg(test)]
 mod tests;
 
+mod direct_parse;
+
 /// Marker struct for the `[[IsRawJSON]]` internal slot.
 #[derive(Debug, Trace, Finalize, JsData)]
 pub(crate) struct RawJson;
@@ -244,6 +246,12 @@ impl Json {
             .to_string(context)?
             .to_std_string()
             .map_err(|e| JsNativeError::syntax().with_message(e.to_string()))?;
+
+        // earshot patch: without a reviver, steps 2-10 and 12 build the value from the text
+        // directly (see `direct_parse`).
+        if !args.get_or_undefined(1).is_callable() {
+            return direct_parse::parse(&json_string, context);
+        }
 
         // 2. Parse ! StringToCodePoints(jsonString) as a JSON text as specified in ECMA-404.
         //    Throw a SyntaxError exception if it is not a valid JSON text as defined in that specification.

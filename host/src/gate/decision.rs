@@ -10,7 +10,7 @@ use crate::trust::{RuleFile, write_rule};
 
 use super::display::sanitise_for_terminal;
 use super::prompter::{PromptAnswer, Prompter};
-use super::rules::{Effect, RuleSet};
+use super::rules::{Effect, Rule, RuleSet};
 
 /// The most characters of a tool-supplied title shown.
 const TITLE_CAP: usize = 120;
@@ -152,36 +152,37 @@ impl Gate {
     /// Decides `request` without prompting: deny beats allow beats ask; then an honoured
     /// read-only claim allows; otherwise ask.
     pub fn decide(&self, request: &ToolRequest<'_>) -> Decision {
+        let (effect, rule) = self.verdict(request);
+        Decision {
+            effect,
+            decided_by: match rule {
+                Some(rule) => DecidedBy::Rule {
+                    rule: rule.text.clone(),
+                    layer: rule.origin.layer,
+                    file: rule.origin.path.clone(),
+                },
+                None if effect == Effect::Allow => DecidedBy::ReadOnly,
+                None => DecidedBy::Default,
+            },
+            rule_name: request.tool.rule(),
+        }
+    }
+
+    /// [`Gate::decide`]'s effect and the rule behind it (`None`: an honoured read-only claim
+    /// allowed, or nothing matched and the default asks), without building its explanation:
+    /// every call goes through here, and an allowed call needs nothing more.
+    fn verdict(&self, request: &ToolRequest<'_>) -> (Effect, Option<&Rule>) {
         let kind = request.tool.kind();
-        let name = request.tool.namespaced();
-        let rule_name = request.tool.rule();
-        for effect in [Effect::Deny, Effect::Allow, Effect::Ask] {
-            if let Some(matched) = self.rules.first_match(effect, kind, &name) {
-                return Decision {
-                    effect,
-                    decided_by: DecidedBy::Rule {
-                        rule: matched.rule.text.clone(),
-                        layer: matched.rule.origin.layer,
-                        file: matched.rule.origin.path.clone(),
-                    },
-                    rule_name,
-                };
-            }
+        if let Some(matched) = self.rules.deciding_rule(kind, &request.tool.namespaced()) {
+            return (matched.rule.effect, Some(matched.rule));
         }
         let read_only_honoured = request.read_only && kind != SourceKind::Mcp;
-        Decision {
-            effect: if read_only_honoured {
-                Effect::Allow
-            } else {
-                Effect::Ask
-            },
-            decided_by: if read_only_honoured {
-                DecidedBy::ReadOnly
-            } else {
-                DecidedBy::Default
-            },
-            rule_name,
-        }
+        let effect = if read_only_honoured {
+            Effect::Allow
+        } else {
+            Effect::Ask
+        };
+        (effect, None)
     }
 
     /// What [`Gate::authorize`] would do with `request` now, before any prompt: as
@@ -226,36 +227,35 @@ impl Gate {
     where
         Text: std::future::Future<Output = (String, String)>,
     {
-        let decision = self.decide(request);
-        match decision.effect {
+        let (effect, rule) = self.verdict(request);
+        match effect {
             Effect::Allow => Outcome::Allowed,
-            Effect::Deny => Outcome::Denied(match &decision.decided_by {
-                DecidedBy::Rule { rule, file, .. } => {
-                    format!(
-                        "{} is denied by the rule \"{rule}\" in {}",
-                        request.tool,
-                        file.display()
-                    )
-                }
-                _ => format!("{} is denied", request.tool),
+            Effect::Deny => Outcome::Denied(match rule {
+                Some(rule) => format!(
+                    "{} is denied by the rule \"{}\" in {}",
+                    request.tool,
+                    rule.text,
+                    rule.origin.path.display()
+                ),
+                None => format!("{} is denied", request.tool),
             }),
-            Effect::Ask
+            Effect::Ask => {
+                let rule_name = request.tool.rule();
                 if self
                     .answered_always
                     .lock()
                     .unwrap_or_else(|p| p.into_inner())
-                    .contains(&decision.rule_name) =>
-            {
-                Outcome::Allowed
-            }
-            Effect::Ask => {
+                    .contains(&rule_name)
+                {
+                    return Outcome::Allowed;
+                }
                 let (title, detail) = if prompter.shows_prompt_text() {
                     prompt_text().await
                 } else {
                     (String::new(), String::new())
                 };
                 let prompt = PermissionPrompt {
-                    rule_name: decision.rule_name.clone(),
+                    rule_name: rule_name.clone(),
                     target: request.tool.namespaced(),
                     title: sanitise_for_terminal(&title, TITLE_CAP),
                     detail: sanitise_for_terminal(&detail, DETAIL_CAP),
@@ -267,12 +267,12 @@ impl Gate {
                         self.answered_always
                             .lock()
                             .unwrap_or_else(|p| p.into_inner())
-                            .insert(decision.rule_name.clone());
+                            .insert(rule_name.clone());
                         if let Some(settings) = &self.always
                             && let Err(error) = write_rule(
                                 settings,
                                 Effect::Allow.key(),
-                                &decision.rule_name,
+                                &rule_name,
                                 RuleFile::Local,
                             )
                         {

@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use globset::{Glob, GlobSet, GlobSetBuilder};
+use globset::{Candidate, Glob, GlobSet, GlobSetBuilder};
 use serde_json::Value;
 
 use crate::names::SourceKind;
@@ -223,19 +223,40 @@ impl RuleSet {
 
     /// The first rule in force with `effect` that matches `name` of `kind`.
     pub fn first_match(&self, effect: Effect, kind: SourceKind, name: &str) -> Option<Matched<'_>> {
+        self.first_match_of(effect, kind, &Candidate::new(name), &mut Vec::new())
+    }
+
+    /// The rule that decides `name` of `kind`: the first deny rule that matches, else the first
+    /// allow rule, else the first ask rule; `None` when no rule in force matches. Every call goes
+    /// through this, so the name is prepared for matching once and one list of hits is reused.
+    pub(crate) fn deciding_rule(&self, kind: SourceKind, name: &str) -> Option<Matched<'_>> {
+        let candidate = Candidate::new(name);
+        let mut hits = Vec::new();
+        [Effect::Deny, Effect::Allow, Effect::Ask]
+            .into_iter()
+            .find_map(|effect| self.first_match_of(effect, kind, &candidate, &mut hits))
+    }
+
+    fn first_match_of(
+        &self,
+        effect: Effect,
+        kind: SourceKind,
+        candidate: &Candidate<'_>,
+        hits: &mut Vec<usize>,
+    ) -> Option<Matched<'_>> {
         if effect == Effect::Allow && self.suspension.is_some() {
             return None;
         }
-        self.matchers
+        // At most one matcher per effect and kind (the builders are keyed by both).
+        let matcher = self
+            .matchers
             .iter()
-            .filter(|matcher| matcher.effect == effect && matcher.kind == kind)
-            .find_map(|matcher| {
-                let mut hits = matcher.globs.matches(name);
-                hits.sort_unstable();
-                hits.first().map(|&hit| Matched {
-                    rule: &self.rules[matcher.rule_indices[hit]],
-                })
-            })
+            .find(|matcher| matcher.effect == effect && matcher.kind == kind)?;
+        matcher.globs.matches_candidate_into(candidate, hits);
+        let first = hits.iter().min()?;
+        Some(Matched {
+            rule: &self.rules[matcher.rule_indices[*first]],
+        })
     }
 }
 

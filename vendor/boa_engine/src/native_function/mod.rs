@@ -331,10 +331,11 @@ pub(crate) fn native_function_call(
     argument_count: usize,
     context: &mut InternalMethodCallContext<'_>,
 ) -> JsResult<CallValue> {
+    // earshot patch: up to four arguments are popped without allocating.
     let args = context
         .vm
         .stack
-        .calling_convention_pop_arguments(argument_count);
+        .calling_convention_pop_arguments_inline(argument_count);
     let _func = context.vm.stack.pop();
     let this = context.vm.stack.pop();
 

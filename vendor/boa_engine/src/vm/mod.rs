@@ -230,6 +230,23 @@ impl Stack {
         self.stack.split_off(index)
     }
 
+    /// Pop the function arguments according to the calling convention into a buffer that holds
+    /// up to four of them in place (earshot patch: a native call popped its arguments into a new
+    /// `Vec`, an allocation and a free on every `s.slice(a, b)`).
+    pub(crate) fn calling_convention_pop_arguments_inline(
+        &mut self,
+        argument_count: usize,
+    ) -> PoppedArguments {
+        let index = self.stack.len() - argument_count;
+        if argument_count <= INLINE_ARGUMENTS {
+            let mut inline = arrayvec::ArrayVec::new();
+            inline.extend(self.stack.drain(index..));
+            PoppedArguments::Inline(inline)
+        } else {
+            PoppedArguments::Heap(self.stack.split_off(index))
+        }
+    }
+
     /// Push the function arguments according to the calling convention.
     /// This will push the given values onto the stack.
     pub(crate) fn calling_convention_push_arguments(&mut self, values: &[JsValue]) {
@@ -1052,4 +1069,26 @@ fn yield_now() -> impl Future<Output = ()> {
     }
 
     YieldNow(false)
+}
+
+/// How many popped arguments [`PoppedArguments`] holds without allocating (earshot patch).
+const INLINE_ARGUMENTS: usize = 4;
+
+/// A native call's arguments, popped off the stack (earshot patch).
+pub(crate) enum PoppedArguments {
+    /// Up to [`INLINE_ARGUMENTS`], held in place.
+    Inline(arrayvec::ArrayVec<JsValue, INLINE_ARGUMENTS>),
+    /// More than that.
+    Heap(Vec<JsValue>),
+}
+
+impl std::ops::Deref for PoppedArguments {
+    type Target = [JsValue];
+
+    fn deref(&self) -> &[JsValue] {
+        match self {
+            Self::Inline(values) => values,
+            Self::Heap(values) => values,
+        }
+    }
 }

@@ -347,6 +347,9 @@ fn round_trip_breakdown(
 /// Rounds of the text workload; each step's best round is reported.
 const TEXT_ROUNDS: usize = 3;
 
+/// The steady-state rounds run each step again until this many milliseconds have passed.
+const STEADY_MS: usize = 25;
+
 /// The text workload (fixtures/strings/text.js) in an extension and in Node: per step, earshot ms,
 /// Node ms and the ratio; then the totals.
 fn text_workload(
@@ -369,7 +372,7 @@ fn text_workload(
             "{text_js}
 export default {{ tools: [{{ name: 'run', description: 'The text workload',
              inputSchema: {{ type: 'object' }}, readOnly: true,
-             execute() {{ return JSON.stringify({{ steps: workload(12000, {TEXT_ROUNDS}), reference: workload(12000, {TEXT_ROUNDS}, referenceSteps) }}); }} }}] }};
+             execute() {{ return JSON.stringify({{ steps: workload(12000, {TEXT_ROUNDS}), reference: workload(12000, {TEXT_ROUNDS}, referenceSteps), steady: workload(12000, {TEXT_ROUNDS}, workloadSteps, {STEADY_MS}) }}); }} }}] }};
 "
         ),
     )
@@ -391,7 +394,7 @@ export default {{ tools: [{{ name: 'run', description: 'The text workload',
         &script,
         format!(
             "{text_js}
-console.log(JSON.stringify({{ version: process.version, steps: workload(12000, {TEXT_ROUNDS}), reference: workload(12000, {TEXT_ROUNDS}, referenceSteps) }}));
+console.log(JSON.stringify({{ version: process.version, steps: workload(12000, {TEXT_ROUNDS}), reference: workload(12000, {TEXT_ROUNDS}, referenceSteps), steady: workload(12000, {TEXT_ROUNDS}, workloadSteps, {STEADY_MS}) }}));
 "
         ),
     )
@@ -423,6 +426,18 @@ console.log(JSON.stringify({{ version: process.version, steps: workload(12000, {
         "reference",
         " (reference, not in the workload)",
     );
+    println!(
+        "steady state: each step run again and again for {STEADY_MS} ms in each engine, ms per run (best of {TEXT_ROUNDS} rounds):"
+    );
+    println!(
+        "| step | earshot ms | Node ms | ratio |
+|---|---:|---:|---:|"
+    );
+    let (total, node_total) = print_steps(&ours, theirs.as_ref(), "steady", "");
+    println!(
+        "| whole workload | {total:.0} | {node_total:.1} | {:.0}x |",
+        total / node_total.max(0.1)
+    );
 }
 
 /// One table row per step of `ours[group]` against Node's, checking both gave the same answer;
@@ -448,8 +463,8 @@ fn print_steps(
         total += ms;
         node_total += node_ms;
         println!(
-            "| `{step}`{note} | {ms:.0} | {node_ms:.1} | {:.0}x |",
-            ms / node_ms.max(0.1)
+            "| `{step}`{note} | {ms:.1} | {node_ms:.2} | {:.0}x |",
+            ms / node_ms.max(0.01)
         );
     }
     (total, node_total)

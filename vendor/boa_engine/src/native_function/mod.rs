@@ -344,15 +344,25 @@ pub(crate) fn native_function_call(
     context.check_runtime_limits()?;
     let this_function_object = obj.clone();
 
-    let NativeFunctionObject {
-        f: function,
-        name,
-        constructor,
-        realm,
-    } = obj
-        .downcast_ref::<NativeFunctionObject>()
-        .expect("the object should be a native function object")
-        .clone();
+    // earshot patch: only what the call needs is copied out of the function object, and the
+    // realm is swapped only when the function's differs from the running one (swapping a realm
+    // with itself changed nothing but cost two reference counts and two swaps a call).
+    let (function, name, is_constructor, mut other_realm) = {
+        let native = obj
+            .downcast_ref::<NativeFunctionObject>()
+            .expect("the object should be a native function object");
+        let other_realm = native
+            .realm
+            .as_ref()
+            .filter(|realm| *realm != context.realm())
+            .cloned();
+        (
+            native.f.clone(),
+            native.name.clone(),
+            native.constructor.is_some(),
+            other_realm,
+        )
+    };
 
     let pc = context.vm.frame().pc;
     let native_source_info = context.native_source_info();
@@ -361,12 +371,12 @@ pub(crate) fn native_function_call(
         .shadow_stack
         .push_native(pc, name, native_source_info);
 
-    let mut realm = realm.unwrap_or_else(|| context.realm().clone());
-
-    context.swap_realm(&mut realm);
+    if let Some(realm) = &mut other_realm {
+        context.swap_realm(realm);
+    }
     context.vm.native_active_function = Some(this_function_object);
 
-    let result = if constructor.is_some() {
+    let result = if is_constructor {
         function.call(&JsValue::undefined(), &args, context)
     } else {
         function.call(&this, &args, context)
@@ -374,7 +384,9 @@ pub(crate) fn native_function_call(
     .map_err(|err| err.inject_realm(context.realm().clone()));
 
     context.vm.native_active_function = None;
-    context.swap_realm(&mut realm);
+    if let Some(realm) = &mut other_realm {
+        context.swap_realm(realm);
+    }
 
     context.vm.shadow_stack.pop();
 

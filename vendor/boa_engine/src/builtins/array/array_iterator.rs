@@ -127,7 +127,15 @@ impl ArrayIterator {
             )
         };
 
-        let len = if let Some(f) = array.downcast_ref::<TypedArray>() {
+        // earshot patch: an Array's `length` is its first storage slot, read in place as
+        // `GetPropertyByName` reads it (no descriptor, no `ToLength` of a non-number).
+        let array_length = array
+            .is_array()
+            .then(|| array.borrow().properties().storage[0].as_number())
+            .flatten();
+        let len = if let Some(length) = array_length {
+            length as u64
+        } else if let Some(f) = array.downcast_ref::<TypedArray>() {
             let buf = f.viewed_array_buffer().as_buffer();
             let Some(buf) = buf
                 .bytes(std::sync::atomic::Ordering::SeqCst)
@@ -154,7 +162,20 @@ impl ArrayIterator {
         match kind {
             PropertyNameKind::Key => Ok((index.into(), false)),
             PropertyNameKind::Value => {
-                let element_value = array.get(index, context)?;
+                // earshot patch: a dense element of an Array is read in place, as
+                // `GetPropertyByValue` reads it; a hole, a sparse array or any other object
+                // takes `[[Get]]`.
+                let dense = if array.is_array() {
+                    u32::try_from(index)
+                        .ok()
+                        .and_then(|index| array.borrow().properties().get_dense_property(index))
+                } else {
+                    None
+                };
+                let element_value = match dense {
+                    Some(value) => value,
+                    None => array.get(index, context)?,
+                };
                 Ok((element_value, false))
             }
             PropertyNameKind::KeyAndValue => {

@@ -10,8 +10,9 @@
 //! their members by `CreateDataProperty` in the text's order (a repeated key keeps its first
 //! place and takes the last value; `"__proto__"` is an own property), arrays come from
 //! `CreateArrayFromList`, and numbers are parsed correctly rounded (serde_json's
-//! `float_roundtrip`). Texts the check refuses (nesting past 128, a lone surrogate escape, a
-//! number past `f64`) are refused before this runs, as they were.
+//! `float_roundtrip`). This is also the syntax check now, with the same deserializer the old
+//! check used, so the same texts are refused with the same messages (among them nesting past
+//! 128, a lone surrogate escape and a number past `f64`, which Node accepts).
 
 use std::fmt;
 

@@ -103,6 +103,17 @@ pub enum Outcome {
     Denied(String),
 }
 
+/// What decided a call, as [`Gate::verdict`] finds it (the borrowed form of [`DecidedBy`]).
+#[derive(Debug, Clone, Copy)]
+enum Why<'a> {
+    /// A rule in a settings file.
+    Rule(&'a Rule),
+    /// The tool is read-only and its source's claim is honoured.
+    ReadOnly,
+    /// No rule matched: the default is to ask.
+    Default,
+}
+
 /// The permission gate over one set of rules.
 #[derive(Debug, Clone)]
 pub struct Gate {
@@ -152,37 +163,34 @@ impl Gate {
     /// Decides `request` without prompting: deny beats allow beats ask; then an honoured
     /// read-only claim allows; otherwise ask.
     pub fn decide(&self, request: &ToolRequest<'_>) -> Decision {
-        let (effect, rule) = self.verdict(request);
+        let (effect, why) = self.verdict(request);
         Decision {
             effect,
-            decided_by: match rule {
-                Some(rule) => DecidedBy::Rule {
+            decided_by: match why {
+                Why::Rule(rule) => DecidedBy::Rule {
                     rule: rule.text.clone(),
                     layer: rule.origin.layer,
                     file: rule.origin.path.clone(),
                 },
-                None if effect == Effect::Allow => DecidedBy::ReadOnly,
-                None => DecidedBy::Default,
+                Why::ReadOnly => DecidedBy::ReadOnly,
+                Why::Default => DecidedBy::Default,
             },
             rule_name: request.tool.rule(),
         }
     }
 
-    /// [`Gate::decide`]'s effect and the rule behind it (`None`: an honoured read-only claim
-    /// allowed, or nothing matched and the default asks), without building its explanation:
-    /// every call goes through here, and an allowed call needs nothing more.
-    fn verdict(&self, request: &ToolRequest<'_>) -> (Effect, Option<&Rule>) {
+    /// [`Gate::decide`]'s effect and what decided it, without building its explanation: every
+    /// call goes through here, and an allowed call needs nothing more.
+    fn verdict(&self, request: &ToolRequest<'_>) -> (Effect, Why<'_>) {
         let kind = request.tool.kind();
         if let Some(matched) = self.rules.deciding_rule(kind, &request.tool.namespaced()) {
-            return (matched.rule.effect, Some(matched.rule));
+            return (matched.rule.effect, Why::Rule(matched.rule));
         }
-        let read_only_honoured = request.read_only && kind != SourceKind::Mcp;
-        let effect = if read_only_honoured {
-            Effect::Allow
+        if request.read_only && kind != SourceKind::Mcp {
+            (Effect::Allow, Why::ReadOnly)
         } else {
-            Effect::Ask
-        };
-        (effect, None)
+            (Effect::Ask, Why::Default)
+        }
     }
 
     /// What [`Gate::authorize`] would do with `request` now, before any prompt: as
@@ -227,17 +235,17 @@ impl Gate {
     where
         Text: std::future::Future<Output = (String, String)>,
     {
-        let (effect, rule) = self.verdict(request);
+        let (effect, why) = self.verdict(request);
         match effect {
             Effect::Allow => Outcome::Allowed,
-            Effect::Deny => Outcome::Denied(match rule {
-                Some(rule) => format!(
+            Effect::Deny => Outcome::Denied(match why {
+                Why::Rule(rule) => format!(
                     "{} is denied by the rule \"{}\" in {}",
                     request.tool,
                     rule.text,
                     rule.origin.path.display()
                 ),
-                None => format!("{} is denied", request.tool),
+                Why::ReadOnly | Why::Default => format!("{} is denied", request.tool),
             }),
             Effect::Ask => {
                 let rule_name = request.tool.rule();

@@ -408,17 +408,13 @@ console.log(JSON.stringify({{ version: process.version, steps: workload(12000, {
         .as_ref()
         .and_then(|t| t["version"].as_str())
         .unwrap_or("absent");
-    println!(
-        "text workload, 1.05 MB of 12,000 lines, each step timed inside one execute (best of {TEXT_ROUNDS}); Node {version}:"
-    );
-    println!(
-        "| step | earshot ms | Node ms | ratio |
-|---|---:|---:|---:|"
-    );
-    let (total, node_total) = print_steps(&ours, theirs.as_ref(), "steps", "");
-    println!(
-        "| whole workload | {total:.0} | {node_total:.1} | {:.0}x |",
-        total / node_total.max(0.01)
+    print_workload_table(
+        &ours,
+        theirs.as_ref(),
+        "steps",
+        &format!(
+            "text workload, 1.05 MB of 12,000 lines, each step timed inside one execute (best of {TEXT_ROUNDS}); Node {version}:"
+        ),
     );
     print_steps(
         &ours,
@@ -426,14 +422,30 @@ console.log(JSON.stringify({{ version: process.version, steps: workload(12000, {
         "reference",
         " (reference, not in the workload)",
     );
-    println!(
-        "steady state: each step run again and again for {STEADY_MS} ms in each engine, ms per run (best of {TEXT_ROUNDS} rounds):"
+    print_workload_table(
+        &ours,
+        theirs.as_ref(),
+        "steady",
+        &format!(
+            "steady state: each step run again and again for {STEADY_MS} ms in each engine, ms per run (best of {TEXT_ROUNDS} rounds):"
+        ),
     );
+}
+
+/// `heading`, then the table of `ours[group]` against Node's, step by step, and the whole
+/// workload's row.
+fn print_workload_table(
+    ours: &serde_json::Value,
+    theirs: Option<&serde_json::Value>,
+    group: &str,
+    heading: &str,
+) {
+    println!("{heading}");
     println!(
         "| step | earshot ms | Node ms | ratio |
 |---|---:|---:|---:|"
     );
-    let (total, node_total) = print_steps(&ours, theirs.as_ref(), "steady", "");
+    let (total, node_total) = print_steps(ours, theirs, group, "");
     println!(
         "| whole workload | {total:.0} | {node_total:.1} | {:.0}x |",
         total / node_total.max(0.01)

@@ -221,11 +221,6 @@ impl RuleSet {
         self.suspension.as_deref()
     }
 
-    /// The first rule in force with `effect` that matches `name` of `kind`.
-    pub fn first_match(&self, effect: Effect, kind: SourceKind, name: &str) -> Option<Matched<'_>> {
-        self.first_match_of(effect, kind, &Candidate::new(name), &mut Vec::new())
-    }
-
     /// The rule that decides `name` of `kind`: the first deny rule that matches, else the first
     /// allow rule, else the first ask rule; `None` when no rule in force matches. Every call goes
     /// through this, so the name is prepared for matching once and one list of hits is reused.
@@ -237,6 +232,8 @@ impl RuleSet {
             .find_map(|effect| self.first_match_of(effect, kind, &candidate, &mut hits))
     }
 
+    /// The first rule in force with `effect` that matches `candidate` of `kind`; `hits` is
+    /// scratch space for the glob set's matches.
     fn first_match_of(
         &self,
         effect: Effect,

@@ -228,9 +228,9 @@ const MAX_STATIC_LENGTH: usize = {
 };
 
 /// earshot patch: for each length, the first code units (below 256) that some static string of
-/// that length starts with. Every new string (each concatenation, `slice`, `From<&str>`) is
-/// looked up among the statics; hashing it first cost 4% of a `s += l.slice(8, 30) + '\n'` loop.
-/// A string whose length and first unit no static has is refused here without hashing.
+/// that length starts with. Every new string (each concatenation, `From<&str>`, `From<JsStr>`)
+/// is looked up among the statics; hashing it first cost 4% of a `s += l.slice(8, 30) + '\n'`
+/// loop. A string whose length and first unit no static has is refused here without hashing.
 static STATIC_FIRST_UNITS: LazyLock<[[u64; 4]; MAX_STATIC_LENGTH + 1]> = LazyLock::new(|| {
     let mut table = [[0u64; 4]; MAX_STATIC_LENGTH + 1];
     for s in RAW_STATICS {

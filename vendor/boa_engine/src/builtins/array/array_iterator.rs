@@ -129,8 +129,8 @@ impl ArrayIterator {
 
         // earshot patch: an Array's `length` is its first storage slot, read in place as
         // `GetPropertyByName` reads it (no descriptor, no `ToLength` of a non-number).
-        let array_length = array
-            .is_array()
+        let is_array = array.is_array();
+        let array_length = is_array
             .then(|| array.borrow().properties().storage[0].as_number())
             .flatten();
         let len = if let Some(length) = array_length {
@@ -165,7 +165,7 @@ impl ArrayIterator {
                 // earshot patch: a dense element of an Array is read in place, as
                 // `GetPropertyByValue` reads it; a hole, a sparse array or any other object
                 // takes `[[Get]]`.
-                let dense = if array.is_array() {
+                let dense = if is_array {
                     u32::try_from(index)
                         .ok()
                         .and_then(|index| array.borrow().properties().get_dense_property(index))

@@ -687,7 +687,8 @@ impl JsValue {
         }
     }
 
-    /// Fast path for the binary `+` operator (numeric only).
+    /// Fast path for the binary `+` operator (numbers, and two strings: earshot patch, the
+    /// concatenation reads both strings in place instead of cloning them into the slow path).
     #[inline]
     #[allow(clippy::float_cmp)]
     pub(crate) fn add_fast(&self, other: &Self) -> Option<Self> {
@@ -697,9 +698,11 @@ impl JsValue {
                     .map_or_else(|| Self::new(f64::from(x) + f64::from(y)), Self::new),
             );
         }
-        let x = self.as_number_cheap()?;
-        let y = other.as_number_cheap()?;
-        Some(Self::new(x + y))
+        if let Some(x) = self.as_number_cheap() {
+            let y = other.as_number_cheap()?;
+            return Some(Self::new(x + y));
+        }
+        self.0.concat_strings(&other.0).map(Self::from)
     }
 
     /// Fast path for the binary `-` operator.

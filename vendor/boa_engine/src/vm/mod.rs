@@ -240,7 +240,8 @@ impl Stack {
         let index = self.stack.len() - argument_count;
         if argument_count <= INLINE_ARGUMENTS {
             // The values are moved bit for bit and the stack shortened, so each is dropped once,
-            // by the buffer (a `drain` into the buffer cost as much as the call's own work).
+            // by the buffer (the `drain` iterator this replaces was 2-3% of an `l.slice(8, 30)`
+            // loop's profile).
             let mut inline = arrayvec::ArrayVec::<JsValue, INLINE_ARGUMENTS>::new();
             // SAFETY: `index..len` are initialised values the stack owns, `argument_count` of
             // them fit the empty buffer, and shortening the stack to `index` hands their

@@ -19,7 +19,7 @@
 //! long concatenation.
 
 use crate::r#type::{InternalStringType, Latin1, Utf16};
-use crate::vtable::SequenceString;
+use crate::vtable::{SequenceString, SliceString};
 use crate::{JsStr, JsStrVariant, JsString};
 use std::cell::RefCell;
 use std::ptr::{self, NonNull};
@@ -99,6 +99,49 @@ pub(crate) fn concat(strings: &[JsStr<'_>], total: usize, all_latin1: bool) -> O
         })
         .ok()
         .flatten()
+}
+
+/// Appends `rest` to `string`, a slice string, in place (see `JsString::append_in_place`):
+/// when nothing else holds `string` and it is the written part of one of this thread's
+/// buffers, and the buffer has room for `rest` in its encoding, `rest` is written after it and
+/// the slice lengthened. Returns whether it did.
+pub(crate) fn append_in_place(string: &JsString, rest: JsStr<'_>) -> bool {
+    let slice = string.ptr.cast::<SliceString>();
+    // SAFETY: the caller checked that `string` is a slice string, which `ptr` points to.
+    let (holders, first) = unsafe {
+        let slice = slice.as_ref();
+        (slice.holders(), slice.part())
+    };
+    if holders != 1 || first.is_empty() {
+        return false;
+    }
+    BUILDING
+        .try_with(|building| {
+            let mut building = building.try_borrow_mut().ok()?;
+            let start = units_start(first);
+            let tail = building
+                .iter_mut()
+                .find(|tail| tail.data == start && tail.used == first.len())?;
+            let total = tail.used.checked_add(rest.len())?;
+            if total > tail.capacity || (tail.latin1 && !rest.is_latin1()) {
+                return None;
+            }
+            // SAFETY: `total <= capacity` and the units from `used` on are handed out nowhere
+            // yet; the encodings fit (checked just above).
+            unsafe { write_units(tail, &[rest]) };
+            // SAFETY: `used <= capacity`, the buffer's length; the slice starts at the buffer's
+            // first unit, so the buffer is the string it owns (directly or through the string
+            // it was sliced from), which keeps it alive; `string` is its only holder and no
+            // reference into it is live.
+            unsafe {
+                let written = tail.buffer.as_str().get_unchecked(0..tail.used).as_static();
+                SliceString::set_inner(slice, written);
+            }
+            Some(())
+        })
+        .ok()
+        .flatten()
+        .is_some()
 }
 
 /// The address of `string`'s first unit.

@@ -630,6 +630,21 @@ impl JsString {
         Self::concat_array(&[x, y])
     }
 
+    /// Appends `rest` to this string in place, when this string is the latest slice of a
+    /// buffer that strings are being appended to (see `append`) and nothing else holds it, and
+    /// the buffer has room: the string then reads as the concatenation, as if it had been
+    /// replaced by `self + rest`. Returns `false`, with nothing changed, otherwise.
+    ///
+    /// earshot patch, for the interpreter's `x = x + y` when `x` is about to be overwritten:
+    /// the result would be a new slice of the same buffer and the old one dropped at once. No
+    /// one can see the change: the only reference is the caller's.
+    #[doc(hidden)]
+    #[inline]
+    #[must_use]
+    pub fn append_in_place(&self, rest: JsStr<'_>) -> bool {
+        matches!(self.vtable().kind, JsStringKind::Slice) && append::append_in_place(self, rest)
+    }
+
     /// Creates a new [`JsString`] from the concatenation of every element of
     /// `strings`.
     #[inline]
@@ -766,6 +781,12 @@ impl JsString {
 impl Clone for JsString {
     #[inline]
     fn clone(&self) -> Self {
+        // earshot patch: a static string has no reference count, so it is copied here instead
+        // of through an indirect call that does nothing else (function names on every native
+        // call, property keys, literals).
+        if matches!(self.vtable().kind, JsStringKind::Static) {
+            return JsString { ptr: self.ptr };
+        }
         (self.vtable().clone)(self.ptr)
     }
 }
@@ -780,6 +801,10 @@ impl Default for JsString {
 impl Drop for JsString {
     #[inline]
     fn drop(&mut self) {
+        // earshot patch: dropping a static string does nothing (see `clone`).
+        if matches!(self.vtable().kind, JsStringKind::Static) {
+            return;
+        }
         (self.vtable().drop)(self.ptr);
     }
 }

@@ -1006,6 +1006,24 @@ impl<'ctx> ByteCompiler<'ctx> {
         value: &Register,
         ident: Sym,
     ) {
+        self.emit_get_property_by_name_of(
+            dst,
+            receiver.map(Register::variable),
+            value.variable(),
+            ident,
+        );
+    }
+
+    /// `emit_get_property_by_name` reading the object from any operand, such as a local's own
+    /// register (earshot patch: `l.slice(..)` and `l.x` on a local copied `l` into a temporary
+    /// first, a `Move` with a clone and a drop of the value on every evaluation).
+    fn emit_get_property_by_name_of(
+        &mut self,
+        dst: &Register,
+        receiver: Option<RegisterOperand>,
+        value: RegisterOperand,
+        ident: Sym,
+    ) {
         let ic_index = self.ic.len() as u32;
 
         let name_index = self.get_or_insert_name(ident);
@@ -1017,22 +1035,16 @@ impl<'ctx> ByteCompiler<'ctx> {
         if let Some(receiver) = receiver {
             self.bytecode.emit_get_property_by_name_with_this(
                 dst.variable(),
-                receiver.variable(),
-                value.variable(),
+                receiver,
+                value,
                 ic_index.into(),
             );
         } else if name == &StaticJsStrings::LENGTH {
-            self.bytecode.emit_get_length_property(
-                dst.variable(),
-                value.variable(),
-                ic_index.into(),
-            );
+            self.bytecode
+                .emit_get_length_property(dst.variable(), value, ic_index.into());
         } else {
-            self.bytecode.emit_get_property_by_name(
-                dst.variable(),
-                value.variable(),
-                ic_index.into(),
-            );
+            self.bytecode
+                .emit_get_property_by_name(dst.variable(), value, ic_index.into());
         }
     }
 
@@ -1476,13 +1488,21 @@ impl<'ctx> ByteCompiler<'ctx> {
                 PropertyAccess::Simple(access) => {
                     let mut compiler = self.position_guard(access.field());
 
+                    // earshot patch: `x.name` reads a local `x` in its own register (nothing
+                    // runs between reading `x` and the lookup, so no copy is needed).
+                    if let PropertyAccessField::Const(ident) = access.field() {
+                        let ident = ident.sym();
+                        compiler.compile_expr_operand(access.target(), |compiler, object| {
+                            compiler.emit_get_property_by_name_of(dst, None, object, ident);
+                        });
+                        return;
+                    }
+
                     let object = compiler.register_allocator.alloc();
                     compiler.compile_expr(access.target(), &object);
 
                     match access.field() {
-                        PropertyAccessField::Const(ident) => {
-                            compiler.emit_get_property_by_name(dst, None, &object, ident.sym());
-                        }
+                        PropertyAccessField::Const(_) => unreachable!("handled above"),
                         PropertyAccessField::Expr(expr) => {
                             let key = compiler.register_allocator.alloc();
                             compiler.compile_expr(expr, &key);
@@ -1758,12 +1778,77 @@ impl<'ctx> ByteCompiler<'ctx> {
             Expression::Parenthesized(parenthesized) => {
                 self.compile_expr_for_side_effects(parenthesized.expression());
             }
+            Expression::Assign(assign) if self.compile_local_add_assign(assign) => {}
             _ => {
                 let tmp = self.register_allocator.alloc();
                 self.compile_expr(expr, &tmp);
                 self.register_allocator.dealloc(tmp);
             }
         }
+    }
+
+    /// `x += rhs` as a statement on a local `let` binding held in a register, compiled as
+    /// `rhs` into a temporary and one `Add x, x, tmp` (earshot patch). The general path copies
+    /// `x` into a temporary, adds there and copies the result back: two `Move`s, and a second
+    /// reference to the string held in the temporary, which keeps the `Add` from appending to
+    /// the string in place (`s += piece` building a string). Reading `x` after `rhs` instead
+    /// of before gives the same value only if `rhs` cannot assign `x`: a register local is
+    /// never captured (closures, direct `eval`, a mapped `arguments` and `with` all make a
+    /// binding live in an environment instead), so only an assignment or update written inside
+    /// `rhs` itself could, and any assignment or update in `rhs` keeps the general path.
+    /// Returns whether it compiled `assign`.
+    fn compile_local_add_assign(&mut self, assign: &boa_ast::expression::operator::Assign) -> bool {
+        use boa_ast::expression::operator::assign::{AssignOp, AssignTarget};
+        use boa_ast::visitor::{VisitWith, Visitor};
+        use std::ops::ControlFlow;
+
+        /// Stops at the first assignment or update expression.
+        struct AssignsAnything;
+        impl<'ast> Visitor<'ast> for AssignsAnything {
+            type BreakTy = ();
+            fn visit_assign(
+                &mut self,
+                _: &'ast boa_ast::expression::operator::Assign,
+            ) -> ControlFlow<()> {
+                ControlFlow::Break(())
+            }
+            fn visit_update(
+                &mut self,
+                _: &'ast boa_ast::expression::operator::Update,
+            ) -> ControlFlow<()> {
+                ControlFlow::Break(())
+            }
+        }
+
+        if assign.op() != AssignOp::Add || self.in_with {
+            return false;
+        }
+        let AssignTarget::Identifier(ident) = assign.lhs() else {
+            return false;
+        };
+        let name = self.resolve_identifier_expect(*ident);
+        let binding = self.lexical_scope.get_identifier_reference(name.clone());
+        if !binding.is_lexical() || !binding.local() {
+            return false;
+        }
+        let BindingKind::Local(Some(register)) = self.get_binding(&binding) else {
+            return false;
+        };
+        if self.lexical_scope.is_binding_mutable(&name) != Some(true) {
+            return false;
+        }
+        if assign.rhs().visit_with(&mut AssignsAnything).is_break() {
+            return false;
+        }
+        let mut compiler = self.position_guard(assign);
+        let rhs = compiler.register_allocator.alloc();
+        compiler.compile_expr(assign.rhs(), &rhs);
+        let register = RegisterOperand::from(register);
+        compiler
+            .bytecode
+            .emit_add(register, register, rhs.variable());
+        compiler.register_allocator.dealloc(rhs);
+        true
     }
 
     /// Compile an expression and leave the result on the stack.
@@ -1782,6 +1867,16 @@ impl<'ctx> ByteCompiler<'ctx> {
             }
             Expression::Parenthesized(parenthesized) => {
                 self.compile_expr_to_stack(parenthesized.expression());
+            }
+            // earshot patch: a small integer literal is pushed in one instruction.
+            Expression::Literal(literal)
+                if matches!(literal.kind(), boa_ast::expression::literal::LiteralKind::Int(value) if i8::try_from(*value).is_ok()) =>
+            {
+                let boa_ast::expression::literal::LiteralKind::Int(value) = literal.kind() else {
+                    unreachable!("matched above")
+                };
+                let value = i8::try_from(*value).expect("matched above");
+                self.bytecode.emit_push_int8(value);
             }
             _ => {
                 self.compile_expr_operand(expr, |this, op| {
@@ -2624,6 +2719,25 @@ impl<'ctx> ByteCompiler<'ctx> {
         };
 
         match call.function().flatten() {
+            // earshot patch: `x.name(..)` on a local `x` reads `x` in its own register for the
+            // lookup and for `this` (both happen before any argument is evaluated, so the value
+            // is the same one a copy would hold), instead of copying it into a temporary.
+            Expression::PropertyAccess(PropertyAccess::Simple(access))
+                if kind == CallKind::Call
+                    && matches!(access.field(), PropertyAccessField::Const(_)) =>
+            {
+                let PropertyAccessField::Const(ident) = access.field() else {
+                    unreachable!("matched above")
+                };
+                let ident = ident.sym();
+                let dst = self.register_allocator.alloc();
+                self.compile_expr_operand(access.target(), |compiler, this| {
+                    compiler.emit_get_property_by_name_of(&dst, None, this, ident);
+                    compiler.bytecode.emit_push_from_register(this);
+                });
+                self.push_from_register(&dst);
+                self.register_allocator.dealloc(dst);
+            }
             Expression::PropertyAccess(access) if kind == CallKind::Call => {
                 let this = self.register_allocator.alloc();
                 let dst = self.register_allocator.alloc();

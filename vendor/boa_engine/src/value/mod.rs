@@ -771,6 +771,13 @@ impl JsValue {
         self.0.as_string()
     }
 
+    /// Runs `f` on the string this value holds, read in place without a clone (earshot patch);
+    /// `None` unless the value is a string.
+    #[inline]
+    pub(crate) fn with_string<R>(&self, f: impl FnOnce(&JsString) -> R) -> Option<R> {
+        self.0.with_string(f)
+    }
+
     /// Returns true if the value is a boolean.
     ///
     /// # Examples

@@ -687,6 +687,19 @@ impl JsValue {
         }
     }
 
+    /// Appends the string `other` to the string `self` in place when `self` is the latest
+    /// string of a growing buffer that nothing else holds (earshot patch, for `Add x, x, y`:
+    /// see `JsString::append_in_place`); `false`, with nothing changed, otherwise.
+    #[inline]
+    pub(crate) fn append_string_in_place(&self, other: &Self) -> bool {
+        self.with_string(|left| {
+            other
+                .with_string(|right| left.append_in_place(right.as_str()))
+                .unwrap_or(false)
+        })
+        .unwrap_or(false)
+    }
+
     /// Fast path for the binary `+` operator (numbers, and two strings: earshot patch, the
     /// concatenation reads both strings in place instead of cloning them into the slow path).
     #[inline]

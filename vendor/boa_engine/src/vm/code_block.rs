@@ -447,6 +447,7 @@ impl CodeBlock {
             Instruction::StoreInt8 { value, dst } => {
                 format!("value:{value}, dst:{dst}")
             }
+            Instruction::PushInt8 { value } => format!("value:{value}"),
             Instruction::StoreInt16 { value, dst } => {
                 format!("value:{value}, dst:{dst}")
             }
@@ -932,8 +933,7 @@ impl CodeBlock {
             | Instruction::Reserved55
             | Instruction::Reserved56
             | Instruction::Reserved57
-            | Instruction::Reserved58
-            | Instruction::Reserved59 => unreachable!("Reserved opcodes are unreachable"),
+            | Instruction::Reserved58 => unreachable!("Reserved opcodes are unreachable"),
         }
     }
 }

@@ -47,6 +47,36 @@ impl SliceString {
         }
     }
 
+    /// The units this slice reads (earshot patch).
+    #[inline]
+    #[must_use]
+    pub(crate) fn part(&self) -> JsStr<'static> {
+        self.inner
+    }
+
+    /// How many `JsString`s hold this slice (earshot patch).
+    #[inline]
+    #[must_use]
+    pub(crate) fn holders(&self) -> usize {
+        self.refcount.get()
+    }
+
+    /// Makes the slice `this` read `inner` from now on (earshot patch: lengthening the latest
+    /// slice of an append buffer in place, see `append::append_in_place`).
+    ///
+    /// # Safety
+    /// `this` must point to a live `SliceString` that no reference is held into, and `inner`
+    /// must lie within the string the slice owns.
+    #[inline]
+    pub(crate) unsafe fn set_inner(this: NonNull<SliceString>, inner: JsStr<'static>) {
+        // SAFETY: guaranteed by the caller.
+        unsafe {
+            let this = this.as_ptr();
+            (*this).vtable.len = inner.len();
+            (*this).inner = inner;
+        }
+    }
+
     /// Returns the owned string as a const reference.
     #[inline]
     #[must_use]

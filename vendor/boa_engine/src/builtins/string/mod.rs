@@ -759,17 +759,29 @@ impl String {
         args: &[JsValue],
         context: &mut Context,
     ) -> JsResult<JsValue> {
+        // earshot patch: a string `this` (the common case, `line.slice(8, 30)`) is read in
+        // place; steps 1 and 2 would only clone it and drop the clone again.
+        if let Some(result) = this.with_string(|string| Self::slice_of(string, args, context)) {
+            return result;
+        }
+
         // 1. Let O be ? RequireObjectCoercible(this value).
         let this = this.require_object_coercible()?;
 
         // 2. Let S be ? ToString(O).
         let string = this.to_string(context)?;
 
+        Self::slice_of(&string, args, context)
+    }
+
+    /// Steps 3 to 13 of `String.prototype.slice` on `string` (earshot patch: split out of
+    /// `slice` so that a string `this` is read in place).
+    fn slice_of(string: &JsString, args: &[JsValue], context: &mut Context) -> JsResult<JsValue> {
         // 3. Let len be the length of S.
         let len = string.len() as i64;
 
         // 4. Let intStart be ? ToIntegerOrInfinity(start).
-        let from = match args.get_or_undefined(0).to_integer_or_infinity(context)? {
+        let from = match integer_or_infinity(args.get_or_undefined(0), context)? {
             // 6. Else if intStart < 0, let from be max(len + intStart, 0).
             IntegerOrInfinity::Integer(i) if i < 0 => max(len + i, 0),
 
@@ -785,7 +797,7 @@ impl String {
         let to = match args
             .get(1)
             .filter(|end| !end.is_undefined())
-            .map(|end| end.to_integer_or_infinity(context))
+            .map(|end| integer_or_infinity(end, context))
             .transpose()?
             .unwrap_or(IntegerOrInfinity::Integer(len))
         {
@@ -806,7 +818,7 @@ impl String {
         } else {
             // 13. Return the substring of S from from to to.
             // SAFETY: We already checked that `from` and `to` are within bounds.
-            Ok(unsafe { JsString::slice_unchecked(&string, from, to).into() })
+            Ok(unsafe { JsString::slice_unchecked(string, from, to).into() })
         }
     }
 
@@ -2821,4 +2833,13 @@ pub(crate) fn get_substitution(
 
     // 11. Return result.
     Ok(js_string!(&result[..]))
+}
+
+/// `ToIntegerOrInfinity(value)`, with an integer read directly (earshot patch: an integer
+/// argument went through `ToNumber` and the float checks on every `slice` call).
+fn integer_or_infinity(value: &JsValue, context: &mut Context) -> JsResult<IntegerOrInfinity> {
+    if let Some(integer) = value.as_i32() {
+        return Ok(IntegerOrInfinity::Integer(i64::from(integer)));
+    }
+    value.to_integer_or_infinity(context)
 }

@@ -280,6 +280,16 @@ impl EnumBasedValue {
         }
     }
 
+    /// Runs `f` on the string this value holds, read in place (earshot patch; see the
+    /// nan-boxed representation); `None` unless the value is a string.
+    #[inline]
+    pub(crate) fn with_string<R>(&self, f: impl FnOnce(&JsString) -> R) -> Option<R> {
+        match self {
+            Self::String(string) => Some(f(string)),
+            _ => None,
+        }
+    }
+
     /// Converts the value to a boolean without cloning pointer types.
     #[must_use]
     #[inline]

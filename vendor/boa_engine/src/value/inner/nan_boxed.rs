@@ -747,6 +747,20 @@ impl NanBoxedValue {
         Some(JsString::concat_array(&[left.as_str(), right.as_str()]))
     }
 
+    /// Runs `f` on the string this value holds, read in place without touching its reference
+    /// count (earshot patch: `String.prototype` methods cloned `this` and dropped it again on
+    /// every call); `None` unless the value is a string.
+    #[inline]
+    pub(crate) fn with_string<R>(&self, f: impl FnOnce(&JsString) -> R) -> Option<R> {
+        if !self.is_string() {
+            return None;
+        }
+        // SAFETY: the value holds a valid JsString (checked just above), which it keeps alive
+        // while `self` is borrowed; `ManuallyDrop` leaves its reference count alone.
+        let string = unsafe { self.as_string_unchecked() };
+        Some(f(&string))
+    }
+
     /// Returns the value as a [`JsString`] without checking the inner tag.
     ///
     /// # Safety

@@ -75,6 +75,7 @@ impl CodeBlock {
                 | Instruction::Generator
                 | Instruction::AsyncGenerator
                 | Instruction::StoreInt8 { .. }
+                | Instruction::PushInt8 { .. }
                 | Instruction::StoreInt16 { .. }
                 | Instruction::StoreInt32 { .. }
                 | Instruction::StoreFloat { .. }
@@ -432,8 +433,7 @@ impl CodeBlock {
                 | Instruction::Reserved55
                 | Instruction::Reserved56
                 | Instruction::Reserved57
-                | Instruction::Reserved58
-                | Instruction::Reserved59 => unreachable!("Reserved opcodes are unreachable"),
+                | Instruction::Reserved58 => unreachable!("Reserved opcodes are unreachable"),
             }
         }
 

@@ -2268,8 +2268,13 @@ generate_opcodes! {
     Reserved57 => Reserved,
     /// Reserved [`Opcode`].
     Reserved58 => Reserved,
-    /// Reserved [`Opcode`].
-    Reserved59 => Reserved,
+    /// Push an `i8` value on the stack (earshot patch: a small integer argument of a call was
+    /// stored in a register and then pushed, two instructions for one).
+    ///
+    /// - Operands:
+    ///   - value: `i8`
+    /// - Stack: **=>** value
+    PushInt8 { value: i8 },
     /// Declare `var` type variable during eval declaration instantiation.
     ///
     /// - Operands:

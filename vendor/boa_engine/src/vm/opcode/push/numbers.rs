@@ -1,5 +1,5 @@
 use crate::{
-    Context,
+    Context, JsValue,
     vm::opcode::{Operation, RegisterOperand},
 };
 
@@ -52,6 +52,26 @@ macro_rules! implement_store_numbers_no_conversion {
 }
 
 implement_store_numbers_with_conversion!(StoreInt8, i8, "Store `i8` value in dst");
+
+/// `PushInt8` implements the `OpCode` Operation for `Opcode::PushInt8`
+///
+/// Operation:
+///  - Push an `i8` value on the stack (earshot patch).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct PushInt8;
+
+impl PushInt8 {
+    #[inline(always)]
+    pub(crate) fn operation(value: i8, context: &mut Context) {
+        context.vm.stack.push(JsValue::from(i32::from(value)));
+    }
+}
+
+impl Operation for PushInt8 {
+    const NAME: &'static str = "PushInt8";
+    const INSTRUCTION: &'static str = "INST - PushInt8";
+    const COST: u8 = 1;
+}
 implement_store_numbers_with_conversion!(StoreInt16, i16, "Store `i16` value in dst");
 
 implement_store_numbers_no_conversion!(StoreInt32, i32, "Store `i32` value in dst");

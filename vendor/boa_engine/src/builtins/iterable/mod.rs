@@ -487,6 +487,16 @@ impl IteratorRecord {
         self.set_done_on_err(|iter| iter.last_result.value(context))
     }
 
+    /// The value of the last step when a built-in step made no result object: reading it needs
+    /// no context and cannot fail (earshot patch: `IteratorValue` then reads it in place
+    /// instead of taking the record off the frame's iterator stack and putting it back).
+    pub(crate) fn unwrapped_value(&self) -> Option<JsValue> {
+        match &self.last_result.repr {
+            IteratorResultRepr::Unwrapped(value, _) => Some(value.clone()),
+            IteratorResultRepr::Object(_) => None,
+        }
+    }
+
     /// Get the `[[Done]]` field of the `IteratorRecord`.
     pub(crate) const fn done(&self) -> bool {
         self.done

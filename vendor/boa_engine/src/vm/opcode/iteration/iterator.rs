@@ -245,6 +245,18 @@ pub(crate) struct IteratorValue;
 impl IteratorValue {
     #[inline(always)]
     pub(crate) fn operation(value: RegisterOperand, context: &mut Context) -> JsResult<()> {
+        // earshot patch: the value of a built-in step is read in place.
+        if let Some(iter_value) = context
+            .vm
+            .frame()
+            .iterators
+            .last()
+            .and_then(IteratorRecord::unwrapped_value)
+        {
+            context.vm.set_register(value.into(), iter_value);
+            return Ok(());
+        }
+
         let mut iterator = context
             .vm
             .frame_mut()

@@ -336,13 +336,18 @@ pub(crate) fn native_function_call(
         .vm
         .stack
         .calling_convention_pop_arguments_inline(argument_count);
-    let _func = context.vm.stack.pop();
+    let func = context.vm.stack.pop();
     let this = context.vm.stack.pop();
 
     // We technically don't need this since native functions don't push any new frames to the
     // vm, but we'll eventually have to combine the native stack with the vm stack.
     context.check_runtime_limits()?;
-    let this_function_object = obj.clone();
+    // earshot patch: the function popped off the stack is the object being called; it becomes
+    // the active function as it is, instead of being dropped while `obj` is cloned.
+    let this_function_object = match func.into_object() {
+        Some(function) if JsObject::equals(&function, obj) => function,
+        _ => obj.clone(),
+    };
 
     // earshot patch: only what the call needs is copied out of the function object, and the
     // realm is swapped only when the function's differs from the running one (swapping a realm

@@ -771,6 +771,13 @@ impl JsValue {
         self.0.as_string()
     }
 
+    /// Runs `f` on the object this value holds, read in place without a clone (earshot patch);
+    /// `None` unless the value is an object.
+    #[inline]
+    pub(crate) fn with_object<R>(&self, f: impl FnOnce(&JsObject) -> R) -> Option<R> {
+        self.0.with_object(f)
+    }
+
     /// Runs `f` on the string this value holds, read in place without a clone (earshot patch);
     /// `None` unless the value is a string.
     #[inline]
@@ -1045,19 +1052,26 @@ impl JsValue {
     }
 
     pub(crate) fn base_class(&self, context: &Context) -> JsResult<JsObject> {
+        // earshot patch: the kind is read from the tag; `variant()` cloned a string (and an
+        // object twice) on every property read from a value, only to drop the clone again.
+        if let Some(object) = self.as_object() {
+            return Ok(object);
+        }
         let constructors = context.intrinsics().constructors();
-        match self.variant() {
-            JsVariant::Undefined | JsVariant::Null => Err(JsNativeError::typ()
+        if self.is_string() {
+            Ok(constructors.string().prototype())
+        } else if self.is_number() {
+            Ok(constructors.number().prototype())
+        } else if self.is_boolean() {
+            Ok(constructors.boolean().prototype())
+        } else if self.is_symbol() {
+            Ok(constructors.symbol().prototype())
+        } else if self.is_bigint() {
+            Ok(constructors.bigint().prototype())
+        } else {
+            Err(JsNativeError::typ()
                 .with_message("cannot convert 'null' or 'undefined' to object")
-                .into()),
-            JsVariant::Boolean(_) => Ok(constructors.boolean().prototype()),
-            JsVariant::Integer32(_) | JsVariant::Float64(_) => {
-                Ok(constructors.number().prototype())
-            }
-            JsVariant::String(_) => Ok(constructors.string().prototype()),
-            JsVariant::Symbol(_) => Ok(constructors.symbol().prototype()),
-            JsVariant::BigInt(_) => Ok(constructors.bigint().prototype()),
-            JsVariant::Object(object) => Ok(object.clone()),
+                .into())
         }
     }
 

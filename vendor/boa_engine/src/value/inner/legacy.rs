@@ -247,6 +247,16 @@ impl EnumBasedValue {
         }
     }
 
+    /// Runs `f` on the object this value holds, read in place (earshot patch; see the nan-boxed
+    /// representation); `None` unless the value is an object.
+    #[inline]
+    pub(crate) fn with_object<R>(&self, f: impl FnOnce(&JsObject) -> R) -> Option<R> {
+        match self {
+            Self::Object(object) => Some(f(object)),
+            _ => None,
+        }
+    }
+
     /// Returns the value as a boxed `[JsSymbol]`.
     #[must_use]
     #[inline]

@@ -674,6 +674,20 @@ impl NanBoxedValue {
         }
     }
 
+    /// Runs `f` on the object this value holds, read in place without touching its reference
+    /// count (earshot patch: a call cloned the function object only to clone it again into the
+    /// pending call); `None` unless the value is an object.
+    #[inline]
+    pub(crate) fn with_object<R>(&self, f: impl FnOnce(&JsObject) -> R) -> Option<R> {
+        if !self.is_object() {
+            return None;
+        }
+        // SAFETY: the value holds a valid JsObject (checked just above), which it keeps alive
+        // while `self` is borrowed; `ManuallyDrop` leaves its reference count alone.
+        let object = unsafe { self.as_object_unchecked() };
+        Some(f(&object))
+    }
+
     /// Returns the value as a boxed [`JsObject`] without checking the inner tag.
     ///
     /// # Safety

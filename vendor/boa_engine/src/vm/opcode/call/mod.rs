@@ -189,11 +189,13 @@ impl Call {
             .stack
             .calling_convention_get_function(argument_count.into());
 
-        let Some(object) = func.as_object() else {
+        // earshot patch: the function object is read in place; `__call__` takes the one clone
+        // the pending call needs.
+        let Some(call) = func.with_object(|object| object.__call__(argument_count.into())) else {
             return Err(Self::handle_not_callable());
         };
 
-        object.__call__(argument_count.into()).resolve(context)?;
+        call.resolve(context)?;
 
         Ok(())
     }

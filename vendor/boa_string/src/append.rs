@@ -60,19 +60,11 @@ pub(crate) fn concat(strings: &[JsStr<'_>], total: usize, all_latin1: bool) -> O
         .try_with(|building| {
             let mut building = building.try_borrow_mut().ok()?;
             building.retain(|tail| tail.buffer.refcount() != Some(1));
-            let start = units_start(*first);
-            let found = building
-                .iter()
-                .position(|tail| tail.data == start && tail.used == first.len());
-            if let Some(index) = found {
-                let tail = &mut building[index];
-                let rest_latin1 = rest.iter().all(JsStr::is_latin1);
-                if total <= tail.capacity && (rest_latin1 || !tail.latin1) {
-                    // SAFETY: `total <= capacity` and the units from `used` on are handed out
-                    // nowhere yet; the encodings fit (checked just above).
-                    unsafe { write_units(tail, rest) };
-                    return Some(written_part(tail));
-                }
+            let found = building.iter().position(|tail| tail.is_latest(*first));
+            if let Some(index) = found
+                && building[index].try_append(rest, total - first.len())
+            {
+                return Some(written_part(&building[index]));
             }
             // A first long concatenation is written exactly (most are one-offs, `big + x`); only
             // one onto a string made that way, which is how an append loop looks, gets twice the
@@ -106,30 +98,20 @@ pub(crate) fn concat(strings: &[JsStr<'_>], total: usize, all_latin1: bool) -> O
 /// buffers, and the buffer has room for `rest` in its encoding, `rest` is written after it and
 /// the slice lengthened. Returns whether it did.
 pub(crate) fn append_in_place(string: &JsString, rest: JsStr<'_>) -> bool {
-    let slice = string.ptr.cast::<SliceString>();
-    // SAFETY: the caller checked that `string` is a slice string, which `ptr` points to.
-    let (holders, first) = unsafe {
-        let slice = slice.as_ref();
-        (slice.holders(), slice.part())
-    };
-    if holders != 1 || first.is_empty() {
+    let first = string.as_str();
+    if string.refcount() != Some(1) || first.is_empty() {
         return false;
     }
     BUILDING
         .try_with(|building| {
             let mut building = building.try_borrow_mut().ok()?;
-            let start = units_start(first);
-            let tail = building
-                .iter_mut()
-                .find(|tail| tail.data == start && tail.used == first.len())?;
-            let total = tail.used.checked_add(rest.len())?;
-            if total > tail.capacity || (tail.latin1 && !rest.is_latin1()) {
+            let tail = building.iter_mut().find(|tail| tail.is_latest(first))?;
+            if !tail.try_append(&[rest], rest.len()) {
                 return None;
             }
-            // SAFETY: `total <= capacity` and the units from `used` on are handed out nowhere
-            // yet; the encodings fit (checked just above).
-            unsafe { write_units(tail, &[rest]) };
-            // SAFETY: `used <= capacity`, the buffer's length; the slice starts at the buffer's
+            let slice = string.ptr.cast::<SliceString>();
+            // SAFETY: the caller checked that `string` is a slice string, which `ptr` points
+            // to; `used <= capacity`, the buffer's length; the slice starts at the buffer's
             // first unit, so the buffer is the string it owns (directly or through the string
             // it was sliced from), which keeps it alive; `string` is its only holder and no
             // reference into it is live.
@@ -193,6 +175,25 @@ unsafe fn write_units(tail: &mut Tail, parts: &[JsStr<'_>]) {
 }
 
 impl Tail {
+    /// Whether `string` is this buffer's whole written part: the latest string built in it,
+    /// which may be appended to.
+    fn is_latest(&self, string: JsStr<'_>) -> bool {
+        self.data == units_start(string) && self.used == string.len()
+    }
+
+    /// Writes `parts` (`len` units in all) after the written units when they fit in the room
+    /// left and in the buffer's encoding; returns whether it did.
+    fn try_append(&mut self, parts: &[JsStr<'_>], len: usize) -> bool {
+        let fits = self.used.checked_add(len).is_some_and(|total| total <= self.capacity)
+            && (!self.latin1 || parts.iter().all(JsStr::is_latin1));
+        if fits {
+            // SAFETY: the parts fit in the room left (checked just above), the units from `used`
+            // on are handed out nowhere yet, and the encodings fit.
+            unsafe { write_units(self, parts) };
+        }
+        fits
+    }
+
     /// An empty buffer of `capacity` units (zeroed, so that it never holds uninitialised memory).
     fn allocate(capacity: usize, latin1: bool) -> Tail {
         let (raw, data) = if latin1 {

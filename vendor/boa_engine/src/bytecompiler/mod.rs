@@ -1869,20 +1869,12 @@ impl<'ctx> ByteCompiler<'ctx> {
                 self.compile_expr_to_stack(parenthesized.expression());
             }
             // earshot patch: a small integer literal is pushed in one instruction.
-            Expression::Literal(literal)
-                if matches!(literal.kind(), boa_ast::expression::literal::LiteralKind::Int(value) if i8::try_from(*value).is_ok()) =>
-            {
-                let boa_ast::expression::literal::LiteralKind::Int(value) = literal.kind() else {
-                    unreachable!("matched above")
-                };
-                let value = i8::try_from(*value).expect("matched above");
-                self.bytecode.emit_push_int8(value);
-            }
-            _ => {
-                self.compile_expr_operand(expr, |this, op| {
+            _ => match small_int_literal(expr) {
+                Some(value) => self.bytecode.emit_push_int8(value),
+                None => self.compile_expr_operand(expr, |this, op| {
                     this.bytecode.emit_push_from_register(op);
-                });
-            }
+                }),
+            },
         }
     }
 
@@ -2917,5 +2909,17 @@ impl<'ctx> ByteCompiler<'ctx> {
         object: &Register,
     ) {
         self.compile_declaration_pattern_impl(pattern, def, object);
+    }
+}
+
+/// The value of `expr` when it is an integer literal that fits an `i8` (earshot patch: such an
+/// argument is pushed by `PushInt8`).
+fn small_int_literal(expr: &Expression) -> Option<i8> {
+    match expr {
+        Expression::Literal(literal) => match literal.kind() {
+            boa_ast::expression::literal::LiteralKind::Int(value) => i8::try_from(*value).ok(),
+            _ => None,
+        },
+        _ => None,
     }
 }

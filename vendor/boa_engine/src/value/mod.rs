@@ -1404,6 +1404,12 @@ impl JsValue {
     ///
     /// [spec]: https://tc39.es/ecma262/#sec-tointegerorinfinity
     pub fn to_integer_or_infinity(&self, context: &mut Context) -> JsResult<IntegerOrInfinity> {
+        // earshot patch: an integer (the common argument of `slice`, `indexOf`, `charAt`, ...)
+        // is its own result; it went through `ToNumber` and the float checks.
+        if let Some(integer) = self.as_i32() {
+            return Ok(IntegerOrInfinity::Integer(i64::from(integer)));
+        }
+
         // 1. Let number be ? ToNumber(argument).
         let number = self.to_number(context)?;
 

@@ -1,5 +1,5 @@
 use crate::{
-    Context, JsBigInt, JsResult, JsValue, JsVariant,
+    Context, JsBigInt, JsResult, JsString, JsValue, JsVariant,
     builtins::{
         Number,
         number::{f64_to_int32, f64_to_uint32},
@@ -715,7 +715,11 @@ impl JsValue {
             let y = other.as_number_cheap()?;
             return Some(Self::new(x + y));
         }
-        self.0.concat_strings(&other.0).map(Self::from)
+        self.with_string(|left| {
+            other.with_string(|right| JsString::concat_array(&[left.as_str(), right.as_str()]))
+        })
+        .flatten()
+        .map(Self::from)
     }
 
     /// Fast path for the binary `-` operator.

@@ -47,20 +47,6 @@ impl SliceString {
         }
     }
 
-    /// The units this slice reads (earshot patch).
-    #[inline]
-    #[must_use]
-    pub(crate) fn part(&self) -> JsStr<'static> {
-        self.inner
-    }
-
-    /// How many `JsString`s hold this slice (earshot patch).
-    #[inline]
-    #[must_use]
-    pub(crate) fn holders(&self) -> usize {
-        self.refcount.get()
-    }
-
     /// Makes the slice `this` read `inner` from now on (earshot patch: lengthening the latest
     /// slice of an append buffer in place, see `append::append_in_place`).
     ///

@@ -781,7 +781,7 @@ impl String {
         let len = string.len() as i64;
 
         // 4. Let intStart be ? ToIntegerOrInfinity(start).
-        let from = match integer_or_infinity(args.get_or_undefined(0), context)? {
+        let from = match args.get_or_undefined(0).to_integer_or_infinity(context)? {
             // 6. Else if intStart < 0, let from be max(len + intStart, 0).
             IntegerOrInfinity::Integer(i) if i < 0 => max(len + i, 0),
 
@@ -797,7 +797,7 @@ impl String {
         let to = match args
             .get(1)
             .filter(|end| !end.is_undefined())
-            .map(|end| integer_or_infinity(end, context))
+            .map(|end| end.to_integer_or_infinity(context))
             .transpose()?
             .unwrap_or(IntegerOrInfinity::Integer(len))
         {
@@ -2833,13 +2833,4 @@ pub(crate) fn get_substitution(
 
     // 11. Return result.
     Ok(js_string!(&result[..]))
-}
-
-/// `ToIntegerOrInfinity(value)`, with an integer read directly (earshot patch: an integer
-/// argument went through `ToNumber` and the float checks on every `slice` call).
-fn integer_or_infinity(value: &JsValue, context: &mut Context) -> JsResult<IntegerOrInfinity> {
-    if let Some(integer) = value.as_i32() {
-        return Ok(IntegerOrInfinity::Integer(i64::from(integer)));
-    }
-    value.to_integer_or_infinity(context)
 }

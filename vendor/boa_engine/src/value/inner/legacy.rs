@@ -277,19 +277,6 @@ impl EnumBasedValue {
         }
     }
 
-    /// The concatenation of two string values, read in place (earshot patch); `None` unless
-    /// both are strings.
-    #[must_use]
-    #[inline]
-    pub(crate) fn concat_strings(&self, other: &Self) -> Option<JsString> {
-        match (self, other) {
-            (Self::String(left), Self::String(right)) => {
-                Some(JsString::concat_array(&[left.as_str(), right.as_str()]))
-            }
-            _ => None,
-        }
-    }
-
     /// Runs `f` on the string this value holds, read in place (earshot patch; see the
     /// nan-boxed representation); `None` unless the value is a string.
     #[inline]

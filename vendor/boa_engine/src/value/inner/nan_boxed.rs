@@ -746,21 +746,6 @@ impl NanBoxedValue {
         }
     }
 
-    /// The concatenation of two string values, read in place (earshot patch: `a + b` cloned
-    /// both strings twice on its way to the copy, four reference-count updates through the
-    /// strings' vtables and four more to drop them); `None` unless both are strings.
-    #[must_use]
-    #[inline]
-    pub(crate) fn concat_strings(&self, other: &Self) -> Option<JsString> {
-        if !(self.is_string() && other.is_string()) {
-            return None;
-        }
-        // SAFETY: both values hold a valid JsString (checked just above), which they keep alive
-        // for this call; `ManuallyDrop` leaves their reference counts alone.
-        let (left, right) = unsafe { (self.as_string_unchecked(), other.as_string_unchecked()) };
-        Some(JsString::concat_array(&[left.as_str(), right.as_str()]))
-    }
-
     /// Runs `f` on the string this value holds, read in place without touching its reference
     /// count (earshot patch: `String.prototype` methods cloned `this` and dropped it again on
     /// every call); `None` unless the value is a string.

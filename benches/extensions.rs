@@ -662,42 +662,24 @@ fn web_platform_cost(
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
-fn main() {
-    if !std::env::args().any(|arg| arg == "--bench") {
-        println!("run with `cargo bench` to measure");
-        return;
+/// The loading figures: strip, a fresh context, schema checks, one extension alone, the web
+/// platform's cost, and whole loads of 20 and 100 extensions against Node. False when only some
+/// were asked for (`web`: up to the web platform's; `load`: only the whole loads).
+fn loading_figures(
+    files: &[PathBuf],
+    config: &Path,
+    project: &Path,
+    dir: &Path,
+    validator: &SchemaValidator,
+) -> bool {
+    // `load` measures only the whole loads against Node.
+    if std::env::args().any(|arg| arg == "load") {
+        load_comparisons(dir, project, validator);
+        return false;
     }
-    let dir = tempfile::tempdir().expect("temp dir");
-    let config = dir.path().join("config");
-    let project = dir.path().join("project");
-    std::fs::create_dir_all(project.join(".earshot")).expect("project");
-    let files = write_extensions(&config.join("extensions"));
-    let lines: usize = files
-        .iter()
-        .map(|f| std::fs::read_to_string(f).unwrap().lines().count())
-        .sum();
-    println!(
-        "{EXTENSIONS} extensions, {} lines each on average",
-        lines / EXTENSIONS
-    );
-
-    let engine = SandboxEngine::shared();
-    let cache = ComponentCache::user();
-    // An embedder's runtime: two workers, one per core of this machine.
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .expect("runtime");
-    if std::env::args().any(|arg| arg == "text") {
-        text_workload(&runtime, &engine, &cache, dir.path());
-        return;
-    }
-    let validator = SchemaValidator::new(&engine, &cache).expect("validator");
-
     // Strip only, one after another.
     let mut strip_total = Duration::ZERO;
-    for file in &files {
+    for file in files {
         let source = std::fs::read_to_string(file).unwrap();
         let start = Instant::now();
         std::hint::black_box(strip_types(file, &source).expect("strips"));
@@ -739,16 +721,16 @@ fn main() {
         first.as_secs_f64() * 1e3
     );
     // One extension alone, for the cost without 20 threads sharing the cores.
-    let single = dir.path().join("single");
+    let single = dir.join("single");
     let single_files = write_extensions(&single.join("extensions"));
     for extra in &single_files[1..] {
         std::fs::remove_file(extra).expect("remove");
     }
-    let single_settings = settings_for(&single, &project);
+    let single_settings = settings_for(&single, project);
     let mut alone = Vec::new();
     for _ in 0..10 {
         let start = Instant::now();
-        let outcomes = load_all(&single_settings, &validator, ExtensionLimits::default());
+        let outcomes = load_all(&single_settings, validator, ExtensionLimits::default());
         alone.push(start.elapsed());
         assert!(matches!(outcomes.as_slice(), [Ok((_, 5))]));
     }
@@ -758,13 +740,13 @@ fn main() {
     );
 
     web_platform_cost(
-        &config,
+        config,
         &single_settings,
-        &settings_for(&config, &project),
-        &validator,
+        &settings_for(config, project),
+        validator,
     );
     if std::env::args().any(|arg| arg == "web") {
-        return;
+        return false;
     }
 
     println!(
@@ -772,14 +754,54 @@ fn main() {
         strip_total.as_secs_f64() * 1e3,
         strip_total.as_secs_f64() * 1e3 / EXTENSIONS as f64
     );
-    // The whole load, as a session does it, against Node importing the same modules.
+    load_comparisons(dir, project, validator);
+    true
+}
+
+/// The whole load, as a session does it, against Node importing the same modules.
+fn load_comparisons(dir: &Path, project: &Path, validator: &SchemaValidator) {
     for count in [EXTENSIONS, 100] {
-        load_comparison(
-            count,
-            &dir.path().join(format!("load{count}")),
-            &project,
-            &validator,
-        );
+        load_comparison(count, &dir.join(format!("load{count}")), project, validator);
+    }
+}
+
+fn main() {
+    if !std::env::args().any(|arg| arg == "--bench") {
+        println!("run with `cargo bench` to measure");
+        return;
+    }
+    let dir = tempfile::tempdir().expect("temp dir");
+    let config = dir.path().join("config");
+    let project = dir.path().join("project");
+    std::fs::create_dir_all(project.join(".earshot")).expect("project");
+    let files = write_extensions(&config.join("extensions"));
+    let lines: usize = files
+        .iter()
+        .map(|f| std::fs::read_to_string(f).unwrap().lines().count())
+        .sum();
+    println!(
+        "{EXTENSIONS} extensions, {} lines each on average",
+        lines / EXTENSIONS
+    );
+
+    let engine = SandboxEngine::shared();
+    let cache = ComponentCache::user();
+    // An embedder's runtime: two workers, one per core of this machine.
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("runtime");
+    if std::env::args().any(|arg| arg == "text") {
+        text_workload(&runtime, &engine, &cache, dir.path());
+        return;
+    }
+    let validator = SchemaValidator::new(&engine, &cache).expect("validator");
+
+    // `roundtrip` measures only the execute round trip.
+    let round_trip_only = std::env::args().any(|arg| arg == "roundtrip");
+    if !round_trip_only && !loading_figures(&files, &config, &project, dir.path(), &validator) {
+        return;
     }
 
     // Execute round trips on one extension: through the session, and raw on a worker of our
@@ -810,7 +832,6 @@ fn main() {
     .wait(Instant::now());
     assert_eq!(loaded.expect("ext0 loads").len(), 5);
     let input = r#"{"text":"hello"}"#;
-    let value: serde_json::Value = serde_json::from_str(input).unwrap();
     let through_earshot = async || {
         let output = host
             .call("ext0__tool0", input, &NonInteractivePrompter)
@@ -820,7 +841,7 @@ fn main() {
         std::hint::black_box(output);
     };
     let raw_call = async || {
-        let output = worker.call("tool0", value.clone()).await.expect("call");
+        let output = worker.call("tool0", input).await.expect("call");
         assert!(!output.is_error, "{output:?}");
         std::hint::black_box(output);
     };
@@ -876,5 +897,8 @@ fn main() {
     drop(worker);
     drop(host);
     drop(pinned);
+    if round_trip_only {
+        return;
+    }
     text_workload(&runtime, &engine, &cache, dir.path());
 }

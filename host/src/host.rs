@@ -18,10 +18,10 @@ use crate::loaders::components::load_components;
 use crate::loaders::extensions::{limits_from_settings, load_extensions};
 use crate::loaders::mcp::{load_mcp_tools, reload_server_tools};
 use crate::mcp::{
-    CallProgressCallback, Elicitor, LISTED_MCP_TOOLS_LIMIT, MAX_SEARCH_RESULTS, McpOptions,
-    McpPrompt, McpPromptMessage, McpServers, SearchDocument, SearchIndex, ServerState,
-    SessionServer, StartProgress, TOOL_SEARCH_NAME, messages_of, missing_arguments, prompts_of,
-    read_servers,
+    CallProgressCallback, Elicitor, LIST_RESOURCES_TOOL, LISTED_MCP_TOOLS_LIMIT,
+    MAX_SEARCH_RESULTS, McpOptions, McpPrompt, McpPromptMessage, McpServers, READ_RESOURCE_TOOL,
+    SearchDocument, SearchIndex, ServerState, SessionServer, StartProgress, TOOL_SEARCH_NAME,
+    messages_of, missing_arguments, prompts_of, read_servers,
 };
 use crate::names::{SourceKind, ToolId};
 use crate::registry::{RegisteredTool, ToolRegistry};
@@ -395,13 +395,21 @@ impl Host {
         input_json: &str,
         prompter: &dyn Prompter,
     ) -> Result<ToolOutput, CallError> {
-        self.refresh_changed_tools().await;
+        // The MCP-only steps run as boxed futures of their own: their states (a reconnect after
+        // a login, a resource read) would otherwise be part of every call's future, some 11 KB
+        // that an extension or component call would set up and move for nothing.
+        if self.mcp.is_some() {
+            Box::pin(self.refresh_changed_tools()).await;
+        }
         // With no MCP server there is no tool_search to count for.
         let searching = self.mcp.is_some() && self.counted_tool_search_active();
         if name == TOOL_SEARCH_NAME && searching {
             return self.tool_search(input_json);
         }
-        if let Some(answer) = self.call_resource_tool(name, input_json, prompter).await {
+        if (name == LIST_RESOURCES_TOOL || name == READ_RESOURCE_TOOL)
+            && let Some(answer) =
+                Box::pin(self.call_resource_tool(name, input_json, prompter)).await
+        {
             return answer;
         }
         // The shared entry: no lock is held while the gate asks or the tool runs, so a

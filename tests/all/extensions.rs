@@ -73,6 +73,31 @@ fn every_typescript_construct_is_stripped_or_lowered_and_runs() {
     );
 }
 
+/// The input crosses into JavaScript as `JSON.parse` would read its text: keys in the text's
+/// order, numbers as doubles, strings with every character (the host parses it on the JS thread
+/// straight into the argument).
+#[test]
+fn the_input_reaches_execute_as_json_parse_reads_its_text() {
+    let sandbox = Sandbox::new();
+    let folder = sandbox.config().join("extensions");
+    std::fs::create_dir_all(&folder).unwrap();
+    std::fs::write(
+        folder.join("mirror.ts"),
+        "export default { tools: [{ name: 'echo', description: 'Echoes its input', \
+         inputSchema: { type: 'object' }, readOnly: true, \
+         execute(input: Record<string, unknown>): string { \
+           return JSON.stringify(input) + ' ' + Object.keys(input).join(','); } }] };\n",
+    )
+    .unwrap();
+    let input = r#"{"zeta":1,"alpha":[1,2.5,-0.125,"é\u0000😀"],"mid":{"x":null,"t":true},"zeta":3,"big":9007199254740993}"#;
+    let (code, out, err) = call(&sandbox, "mirror__echo", input);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        out.trim(),
+        r#"{"zeta":3,"alpha":[1,2.5,-0.125,"é\u0000😀"],"mid":{"x":null,"t":true},"big":9007199254740992} zeta,alpha,mid,big"#
+    );
+}
+
 #[test]
 fn the_input_is_validated_against_the_input_schema_before_execute() {
     let sandbox = Sandbox::new();

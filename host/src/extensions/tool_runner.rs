@@ -1,7 +1,7 @@
 //! An extension's tools behind the dispatch seam: calls and `describe` go to its JS thread.
 
 use crate::names::ToolId;
-use crate::runner::{BoxFuture, CallError, PromptText, ToolOutput, ToolRunner, parse_input};
+use crate::runner::{BoxFuture, CallError, PromptText, ToolOutput, ToolRunner};
 
 use super::ExtensionWorker;
 
@@ -12,8 +12,7 @@ impl ToolRunner for ExtensionWorker {
         input_json: &'a str,
     ) -> BoxFuture<'a, Result<ToolOutput, CallError>> {
         Box::pin(async move {
-            let input = parse_input(tool, input_json)?;
-            ExtensionWorker::call(self, tool.tool(), input)
+            ExtensionWorker::call(self, tool.tool(), input_json)
                 .await
                 .map_err(|error| match error {
                     CallError::Failed { message, cause } => {
@@ -25,11 +24,6 @@ impl ToolRunner for ExtensionWorker {
     }
 
     fn describe<'a>(&'a self, tool: &'a ToolId, input_json: &'a str) -> BoxFuture<'a, PromptText> {
-        Box::pin(async move {
-            match serde_json::from_str(input_json) {
-                Ok(input) => ExtensionWorker::describe(self, tool.tool(), input).await,
-                Err(_) => PromptText::default(),
-            }
-        })
+        Box::pin(ExtensionWorker::describe(self, tool.tool(), input_json))
     }
 }

@@ -61,13 +61,14 @@ impl Default for ExtensionLimits {
 enum Request {
     Call {
         tool: String,
-        input: serde_json::Value,
+        /// JSON text, parsed on the JS thread straight into a JavaScript value.
+        input_json: String,
         deadline: Instant,
         reply: oneshot::Sender<Result<ToolOutput, JsFailure>>,
     },
     Describe {
         tool: String,
-        input: serde_json::Value,
+        input_json: String,
         deadline: Instant,
         reply: oneshot::Sender<PromptText>,
     },
@@ -83,8 +84,11 @@ enum JsFailure {
     },
     /// Its promise can never settle, or did not settle in time.
     Unsettled(String),
-    /// The tool is unknown or its input cannot cross into JavaScript.
+    /// The tool is unknown.
     Other(String),
+    /// The input is not JSON text (only a direct caller can hand one in: dispatch validates
+    /// first).
+    NotJson(String),
 }
 
 /// How long `describe(input)` may take before the prompt falls back to the host's own text.
@@ -211,9 +215,10 @@ impl ExtensionWorker {
         }
     }
 
-    /// What `tool`'s `describe(input)` writes for a permission prompt; empty when it has none,
-    /// fails, or takes longer than two seconds (the host's own title and detail are used then).
-    pub async fn describe(&self, tool: &str, input: serde_json::Value) -> PromptText {
+    /// What `tool`'s `describe(input)` writes for a permission prompt, for `input_json`; empty
+    /// when it has none, fails (or the text is not JSON), or takes longer than two seconds (the
+    /// host's own title and detail are used then).
+    pub async fn describe(&self, tool: &str, input_json: &str) -> PromptText {
         let has_describe = self
             .describing
             .lock()
@@ -225,7 +230,7 @@ impl ExtensionWorker {
         let (reply, answer) = oneshot::channel();
         let request = Request::Describe {
             tool: tool.to_string(),
-            input,
+            input_json: input_json.to_string(),
             deadline: Instant::now() + DESCRIBE_TIMEOUT,
             reply,
         };
@@ -243,17 +248,16 @@ impl ExtensionWorker {
             .unwrap_or_default()
     }
 
-    /// Runs `tool`'s `execute` with `input` on the extension's thread, waiting without blocking
-    /// the caller's thread: calls to different extensions run at the same time.
+    /// Runs `tool`'s `execute` with `input_json` on the extension's thread, waiting without
+    /// blocking the caller's thread: calls to different extensions run at the same time. The
+    /// text is parsed there straight into the argument, as `JSON.parse` would (keys in the
+    /// text's order), with no `serde_json::Value` on the way.
     ///
     /// # Errors
     /// Why no output came back, typed: it threw, did not settle in time, failed earlier, or its
-    /// thread is stuck (it is then marked failed). The message does not name the tool.
-    pub async fn call(
-        &self,
-        tool: &str,
-        input: serde_json::Value,
-    ) -> Result<ToolOutput, CallError> {
+    /// thread is stuck (it is then marked failed); [`CallError::InvalidInput`] when the text is
+    /// not JSON. The message does not name the tool.
+    pub async fn call(&self, tool: &str, input_json: &str) -> Result<ToolOutput, CallError> {
         let unavailable = |name: &str, reason: &str| {
             CallError::failed(
                 format!("extension \"{name}\" is unavailable: {reason}"),
@@ -271,7 +275,7 @@ impl ExtensionWorker {
             .map_err(|_| unavailable(&self.name, "its channel is poisoned"))?
             .send(Request::Call {
                 tool: tool.to_string(),
-                input,
+                input_json: input_json.to_string(),
                 deadline: deadline_after(timeout),
                 reply,
             });
@@ -300,6 +304,10 @@ impl ExtensionWorker {
                 JsFailure::Other(message) => {
                     CallError::failed(message, FailureCause::ExtensionUnsettled)
                 }
+                JsFailure::NotJson(reason) => CallError::InvalidInput {
+                    tool: format!("{}__{tool}", self.name),
+                    issues: vec![format!("it is not JSON: {reason}")],
+                },
             }),
             Err(_) => {
                 let reason = format!(
@@ -375,14 +383,20 @@ fn run_thread(
         match request {
             Request::Call {
                 tool,
-                input,
+                input_json,
                 deadline,
                 reply,
             } => {
                 let result = match tools.iter().find(|t| t.spec.name == tool) {
-                    Some(tool) => {
-                        call_tool(tool, &input, &loader, &jobs, &mut context, deadline, limits)
-                    }
+                    Some(tool) => call_tool(
+                        tool,
+                        &input_json,
+                        &loader,
+                        &jobs,
+                        &mut context,
+                        deadline,
+                        limits,
+                    ),
                     None => Err(JsFailure::Other(format!(
                         "extension \"{extension}\" has no tool \"{tool}\""
                     ))),
@@ -391,14 +405,14 @@ fn run_thread(
             }
             Request::Describe {
                 tool,
-                input,
+                input_json,
                 deadline,
                 reply,
             } => {
                 let text = tools
                     .iter()
                     .find(|t| t.spec.name == tool)
-                    .map(|tool| describe_call(tool, &input, &jobs, &mut context, deadline))
+                    .map(|tool| describe_call(tool, &input_json, &jobs, &mut context, deadline))
                     .unwrap_or_default();
                 let _ = reply.send(text);
             }
@@ -410,7 +424,7 @@ fn run_thread(
 /// Anything else, a throw, or no answer by `deadline` gives nothing.
 fn describe_call(
     tool: &CheckedTool,
-    input: &serde_json::Value,
+    input_json: &str,
     jobs: &Rc<JobLoop>,
     context: &mut Context,
     deadline: Instant,
@@ -418,7 +432,7 @@ fn describe_call(
     let Some(describe) = &tool.describe else {
         return PromptText::default();
     };
-    let Ok(argument) = JsValue::from_json(input, context) else {
+    let Ok(argument) = JsValue::from_json_text(input_json, context) else {
         return PromptText::default();
     };
     let Ok(mut value) = describe.call(&tool.object.clone().into(), &[argument], context) else {
@@ -522,7 +536,7 @@ fn settle(
 /// Calls one tool's `execute` and turns what it produced into a [`ToolOutput`].
 fn call_tool(
     tool: &CheckedTool,
-    input: &serde_json::Value,
+    input_json: &str,
     loader: &ConfinedLoader,
     jobs: &Rc<JobLoop>,
     context: &mut Context,
@@ -537,9 +551,8 @@ fn call_tool(
             location,
         }
     };
-    let argument = JsValue::from_json(input, context).map_err(|error| {
-        JsFailure::Other(format!("the input cannot be given to JavaScript: {error}"))
-    })?;
+    let argument = JsValue::from_json_text(input_json, context)
+        .map_err(|error| JsFailure::NotJson(error.to_string()))?;
     let returned = tool
         .execute
         .call(&tool.object.clone().into(), &[argument], context)

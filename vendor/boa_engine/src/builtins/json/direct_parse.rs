@@ -24,7 +24,7 @@ use crate::{
 };
 
 /// Parses `text`, a JSON text, into the value `JSON.parse(text)` returns without a reviver.
-pub(super) fn parse(text: &str, context: &mut Context) -> JsResult<JsValue> {
+pub(crate) fn parse(text: &str, context: &mut Context) -> JsResult<JsValue> {
     let mut failure = None;
     let mut deserializer = serde_json::Deserializer::from_str(text);
     let seed = ValueSeed {

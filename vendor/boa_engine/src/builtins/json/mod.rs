@@ -53,7 +53,7 @@ const fn to_hex_digit(val: u16) -> u16 {
 #[cfg(test)]
 mod tests;
 
-mod direct_parse;
+pub(crate) mod direct_parse;
 
 /// Marker struct for the `[[IsRawJSON]]` internal slot.
 #[derive(Debug, Trace, Finalize, JsData)]

@@ -13,6 +13,16 @@ use serde_json::{Map, Value};
 use std::collections::HashSet;
 
 impl JsValue {
+    /// earshot patch: parses JSON text straight into a `JsValue`, as `JSON.parse(text)` without
+    /// a reviver does: objects keep the text's key order, and no [`serde_json::Value`] is built
+    /// and converted on the way (an embedder handing JSON text to a script pays for one pass).
+    ///
+    /// # Errors
+    /// A `SyntaxError` when `text` is not JSON (the message `JSON.parse` would give).
+    pub fn from_json_text(text: &str, context: &mut Context) -> JsResult<Self> {
+        crate::builtins::json::direct_parse::parse(text, context)
+    }
+
     /// Converts a [`serde_json::Value`] to a `JsValue`.
     ///
     /// # Example

@@ -434,12 +434,17 @@ async fn p50(call: impl AsyncFn()) -> Duration {
     percentile(&mut calls.samples, 0.5)
 }
 
-/// p50 of where a `Host::call` of `echo` goes, measured apart, one after another: `Host::call`
-/// itself, `refresh_changed_tools` (which every call runs first), the call through earshot's MCP
-/// layer alone (`McpServers::call`), the input check in a validator sandbox, check + call +
-/// normalisation in sequence and, of that, the two sandboxes' time (they run with caches the
-/// server and the client's tasks have just used, where alone they run in a tight loop), and the
-/// normalisation alone in an mcp-output sandbox (own instances, same components).
+/// Rounds in which [`call_breakdown`] interleaves its in-sequence parts.
+const BREAKDOWN_ROUNDS: usize = 10;
+
+/// p50 of where a `Host::call` of `echo` goes. Three parts run the whole call and are
+/// interleaved round by round (so the server's and the machine's drift falls on each alike):
+/// `Host::call` itself, the call through earshot's MCP layer alone (`McpServers::call`), and
+/// check + call + normalisation in sequence, with, of that, the two sandboxes' time (they run
+/// with caches the server and the client's tasks have just used, where alone they run in a tight
+/// loop). Three are measured alone after them: `refresh_changed_tools` (which every call runs
+/// first), the input check in a validator sandbox, and the normalisation in an mcp-output
+/// sandbox (own instances, same components).
 async fn call_breakdown(host: &Host) -> [(&'static str, Duration); 7] {
     let servers = host.mcp().expect("servers");
     let arguments = json!({ "message": "hi" });
@@ -468,20 +473,61 @@ async fn call_breakdown(host: &Host) -> [(&'static str, Duration); 7] {
     // The validation and normalisation times inside the sequence, where each sandbox runs
     // right after the other work of a call rather than in a tight loop of its own.
     let sandboxes_in_sequence = RefCell::new(Vec::new());
-    [
-        (
-            "Host::call",
-            p50(async || {
-                host.call(
-                    "every__echo",
-                    r#"{"message":"hi"}"#,
-                    &NonInteractivePrompter,
-                )
+    let whole_call = async |part: usize| match part {
+        0 => {
+            host.call(
+                "every__echo",
+                r#"{"message":"hi"}"#,
+                &NonInteractivePrompter,
+            )
+            .await
+            .expect("echo");
+        }
+        1 => {
+            servers
+                .call("every", "echo", arguments.clone())
                 .await
                 .expect("echo");
-            })
-            .await,
-        ),
+        }
+        _ => {
+            let start = Instant::now();
+            validate();
+            let validated = start.elapsed();
+            let outcome = servers
+                .call("every", "echo", arguments.clone())
+                .await
+                .expect("echo");
+            let start = Instant::now();
+            let normalised = parser
+                .normalise(&outcome.result.to_string(), None)
+                .expect("normalises");
+            sandboxes_in_sequence
+                .borrow_mut()
+                .push(validated + start.elapsed());
+            std::hint::black_box(normalised);
+        }
+    };
+    let mut timed: [Calls; 3] = Default::default();
+    for part in 0..3 {
+        for _ in 0..WARM_UP_CALLS {
+            whole_call(part).await;
+        }
+    }
+    sandboxes_in_sequence.borrow_mut().clear();
+    for round in 0..BREAKDOWN_ROUNDS {
+        for step in 0..3 {
+            let part = (round + step) % 3;
+            timed[part]
+                .time(BREAKDOWN_CALLS / BREAKDOWN_ROUNDS, async || {
+                    whole_call(part).await
+                })
+                .await;
+        }
+    }
+    let [host_call, mcp_call, sequence] =
+        timed.map(|mut calls| percentile(&mut calls.samples, 0.5));
+    [
+        ("Host::call", host_call),
         (
             "Host::refresh_changed_tools",
             p50(async || {
@@ -489,43 +535,13 @@ async fn call_breakdown(host: &Host) -> [(&'static str, Duration); 7] {
             })
             .await,
         ),
-        (
-            "McpServers::call",
-            p50(async || {
-                servers
-                    .call("every", "echo", arguments.clone())
-                    .await
-                    .expect("echo");
-            })
-            .await,
-        ),
+        ("McpServers::call", mcp_call),
         ("validator sandbox", p50(async || validate()).await),
+        ("validate + McpServers::call + normalise", sequence),
         (
-            "validate + McpServers::call + normalise",
-            p50(async || {
-                let start = Instant::now();
-                validate();
-                let validated = start.elapsed();
-                let outcome = servers
-                    .call("every", "echo", arguments.clone())
-                    .await
-                    .expect("echo");
-                let start = Instant::now();
-                let normalised = parser
-                    .normalise(&outcome.result.to_string(), None)
-                    .expect("normalises");
-                sandboxes_in_sequence
-                    .borrow_mut()
-                    .push(validated + start.elapsed());
-                std::hint::black_box(normalised);
-            })
-            .await,
+            "of which the two sandboxes",
+            percentile(&mut sandboxes_in_sequence.take(), 0.5),
         ),
-        ("of which the two sandboxes", {
-            let mut samples = sandboxes_in_sequence.take();
-            let timed = samples.len() - BREAKDOWN_CALLS;
-            percentile(&mut samples[timed..], 0.5)
-        }),
         (
             "mcp-output sandbox",
             p50(async || {
@@ -999,7 +1015,7 @@ fn main() {
         .map(|(part, p50)| format!("{part} {:.0} us", us(*p50)))
         .collect();
     println!(
-        "where a Host::call goes (p50 of each part alone, awaited, after the runs above): {}; the remainder is Host::call's other steps (gate, registry, JSON)",
+        "where a Host::call goes (p50 of each part, awaited, after the runs above: the three whole calls interleaved in rounds, the three sandbox or refresh steps alone): {}; the remainder is Host::call's other steps (gate, registry, JSON)",
         parts.join(", ")
     );
     println!("raw (alt.): mcp list with each server closed as soon as it has listed");

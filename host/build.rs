@@ -41,6 +41,8 @@ fn main() {
         "host/terminal-text",
         "host/guest_build.rs",
         "Cargo.lock",
+        // The `guest` profile the guests are built with.
+        "Cargo.toml",
     ] {
         println!(
             "cargo:rerun-if-changed={}",

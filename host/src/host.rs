@@ -18,10 +18,10 @@ use crate::loaders::components::load_components;
 use crate::loaders::extensions::{limits_from_settings, load_extensions};
 use crate::loaders::mcp::{load_mcp_tools, reload_server_tools};
 use crate::mcp::{
-    CallProgressCallback, Elicitor, LIST_RESOURCES_TOOL, LISTED_MCP_TOOLS_LIMIT,
-    MAX_SEARCH_RESULTS, McpOptions, McpPrompt, McpPromptMessage, McpServers, READ_RESOURCE_TOOL,
-    SearchDocument, SearchIndex, ServerState, SessionServer, StartProgress, TOOL_SEARCH_NAME,
-    messages_of, missing_arguments, prompts_of, read_servers,
+    CallProgressCallback, Elicitor, LISTED_MCP_TOOLS_LIMIT, MAX_SEARCH_RESULTS, McpOptions,
+    McpPrompt, McpPromptMessage, McpServers, SearchDocument, SearchIndex, ServerState,
+    SessionServer, StartProgress, TOOL_SEARCH_NAME, messages_of, missing_arguments, prompts_of,
+    read_servers,
 };
 use crate::names::{SourceKind, ToolId};
 use crate::registry::{RegisteredTool, ToolRegistry};
@@ -326,7 +326,10 @@ impl Host {
         let (Some(servers), Some(parser)) = (&self.mcp, &self.parser) else {
             return Vec::new();
         };
-        let changed = servers.refresh_changed().await;
+        // Boxed: the refresh's state (a reconnect after a login) would otherwise be part of the
+        // future of every call, some 11 KB that an extension or component call would set up and
+        // move for nothing.
+        let changed = Box::pin(servers.refresh_changed()).await;
         if !changed.is_empty() {
             let mut registry = self.registry.write().unwrap_or_else(|p| p.into_inner());
             for server in &changed {
@@ -395,22 +398,14 @@ impl Host {
         input_json: &str,
         prompter: &dyn Prompter,
     ) -> Result<ToolOutput, CallError> {
-        // The MCP-only steps run as boxed futures of their own: their states (a reconnect after
-        // a login, a resource read) would otherwise be part of every call's future, some 11 KB
-        // that an extension or component call would set up and move for nothing.
-        if self.mcp.is_some() {
-            Box::pin(self.refresh_changed_tools()).await;
-        }
+        self.refresh_changed_tools().await;
         // With no MCP server there is no tool_search to count for.
         let searching = self.mcp.is_some() && self.counted_tool_search_active();
         if name == TOOL_SEARCH_NAME && searching {
             return self.tool_search(input_json);
         }
-        if (name == LIST_RESOURCES_TOOL || name == READ_RESOURCE_TOOL)
-            && let Some(answer) =
-                Box::pin(self.call_resource_tool(name, input_json, prompter)).await
-        {
-            return answer;
+        if let Some(answer) = self.resource_tool_call(name, input_json, prompter) {
+            return answer.await;
         }
         // The shared entry: no lock is held while the gate asks or the tool runs, so a
         // list_changed refresh never waits on a prompt or a slow call.

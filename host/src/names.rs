@@ -138,6 +138,12 @@ fn check_name(name: &str) -> Result<(), NameError> {
     Ok(())
 }
 
+/// `<source>__<tool>`: the one spelling of a namespaced name, also for a pair that was never
+/// checked as a [`ToolId`] (a direct caller's tool name).
+pub(crate) fn namespaced(source: &str, tool: &str) -> String {
+    format!("{source}__{tool}")
+}
+
 /// A tool's full identity: where it comes from and its namespaced name. Rules match this.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct ToolId {
@@ -193,7 +199,7 @@ impl ToolId {
 
     /// `<source>__<tool>`.
     pub fn namespaced(&self) -> String {
-        format!("{}__{}", self.source, self.tool)
+        namespaced(&self.source, &self.tool)
     }
 
     /// The rule that names exactly this tool: `Mcp(github__create_issue)`.

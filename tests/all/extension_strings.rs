@@ -175,21 +175,18 @@ fn every_string_and_regexp_operation_grows_linearly_with_its_input() {
 #[test]
 fn a_regexp_that_backtracks_forever_in_split_ends_at_the_deadline_and_costs_only_its_extension() {
     let sandbox = Sandbox::new();
-    let extensions = sandbox.config().join("extensions");
-    std::fs::create_dir_all(&extensions).unwrap();
     // Long enough (and Latin1) that split and replace take the native paths.
-    std::fs::write(
-        extensions.join("backtrack.ts"),
+    sandbox.write_user_extension(
+        "backtrack.ts",
         "const text = 'a'.repeat(300) + 'b';\n\
          export default { tools: [\n\
            { name: 'split', description: 'splits', inputSchema: { type: 'object' }, readOnly: true,\n\
              execute() { return String(text.split(/(a+)+$/).length); } },\n\
          ] };\n",
-    )
-    .unwrap();
+    );
     std::fs::copy(
         PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../fixtures/extensions/jira.ts"),
-        extensions.join("jira.ts"),
+        sandbox.config().join("extensions/jira.ts"),
     )
     .unwrap();
     std::fs::write(

@@ -79,16 +79,13 @@ fn every_typescript_construct_is_stripped_or_lowered_and_runs() {
 #[test]
 fn the_input_reaches_execute_as_json_parse_reads_its_text() {
     let sandbox = Sandbox::new();
-    let folder = sandbox.config().join("extensions");
-    std::fs::create_dir_all(&folder).unwrap();
-    std::fs::write(
-        folder.join("mirror.ts"),
+    sandbox.write_user_extension(
+        "mirror.ts",
         "export default { tools: [{ name: 'echo', description: 'Echoes its input', \
          inputSchema: { type: 'object' }, readOnly: true, \
          execute(input: Record<string, unknown>): string { \
            return JSON.stringify(input) + ' ' + Object.keys(input).join(','); } }] };\n",
-    )
-    .unwrap();
+    );
     let input = r#"{"zeta":1,"alpha":[1,2.5,-0.125,"é\u0000😀"],"mid":{"x":null,"t":true},"zeta":3,"big":9007199254740993}"#;
     let (code, out, err) = call(&sandbox, "mirror__echo", input);
     assert_eq!(code, 0, "{err}");

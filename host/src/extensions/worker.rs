@@ -305,7 +305,7 @@ impl ExtensionWorker {
                     CallError::failed(message, FailureCause::ExtensionUnsettled)
                 }
                 JsFailure::NotJson(reason) => CallError::InvalidInput {
-                    tool: format!("{}__{tool}", self.name),
+                    tool: crate::names::namespaced(&self.name, tool),
                     issues: vec![format!("it is not JSON: {reason}")],
                 },
             }),

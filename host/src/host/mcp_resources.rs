@@ -10,7 +10,7 @@ use crate::mcp::{
     contents_of, listing_for_model, resources_of,
 };
 use crate::names::{SourceKind, ToolId};
-use crate::runner::{CallError, ToolOutput};
+use crate::runner::{BoxFuture, CallError, ToolOutput};
 
 impl Host {
     /// The resources and resource templates of the running MCP servers that offer them (of
@@ -110,28 +110,39 @@ impl Host {
         ]
     }
 
-    /// Runs `list_mcp_resources` or `read_mcp_resource` when `name` is one of them and a server
-    /// offers resources; `None` otherwise.
-    pub(super) async fn call_resource_tool(
-        &self,
-        name: &str,
-        input_json: &str,
-        prompter: &dyn Prompter,
-    ) -> Option<Result<ToolOutput, CallError>> {
+    /// The call of `list_mcp_resources` or `read_mcp_resource` when `name` is one of them and a
+    /// server offers resources; `None` otherwise. Boxed, so that its state (a resource read) is
+    /// not part of every other call's future.
+    pub(super) fn resource_tool_call<'a>(
+        &'a self,
+        name: &'a str,
+        input_json: &'a str,
+        prompter: &'a dyn Prompter,
+    ) -> Option<BoxFuture<'a, Result<ToolOutput, CallError>>> {
         if name != LIST_RESOURCES_TOOL && name != READ_RESOURCE_TOOL {
             return None;
         }
         if self.resource_tools().is_empty() {
             return None;
         }
+        Some(Box::pin(self.run_resource_tool(name, input_json, prompter)))
+    }
+
+    /// Runs `list_mcp_resources` (when `name` is it) or `read_mcp_resource`.
+    async fn run_resource_tool(
+        &self,
+        name: &str,
+        input_json: &str,
+        prompter: &dyn Prompter,
+    ) -> Result<ToolOutput, CallError> {
         let invalid = |issue: &str| CallError::InvalidInput {
             tool: name.to_string(),
             issues: vec![issue.to_string()],
         };
         let input: Value = match serde_json::from_str(input_json) {
             Ok(Value::Object(input)) => Value::Object(input),
-            Ok(_) => return Some(Err(invalid("it must be a JSON object"))),
-            Err(error) => return Some(Err(invalid(&format!("it is not JSON: {error}")))),
+            Ok(_) => return Err(invalid("it must be a JSON object")),
+            Err(error) => return Err(invalid(&format!("it is not JSON: {error}"))),
         };
         let text = |key: &str| input.get(key).and_then(Value::as_str);
         let output = |output: String| ToolOutput {
@@ -145,19 +156,17 @@ impl Host {
                 .get("server")
                 .is_some_and(|server| !server.is_string())
             {
-                return Some(Err(invalid("\"server\" must be a string")));
+                return Err(invalid("\"server\" must be a string"));
             }
             let (found, failures) = self.mcp_resources(text("server")).await;
-            return Some(Ok(output(listing_for_model(&found, &failures))));
+            return Ok(output(listing_for_model(&found, &failures)));
         }
         let (Some(server), Some(uri)) = (text("server"), text("uri")) else {
-            return Some(Err(invalid("\"server\" and \"uri\" must be strings")));
+            return Err(invalid("\"server\" and \"uri\" must be strings"));
         };
-        Some(
-            self.read_mcp_resource(server, uri, prompter)
-                .await
-                .map(|contents| output(contents.text)),
-        )
+        self.read_mcp_resource(server, uri, prompter)
+            .await
+            .map(|contents| output(contents.text))
     }
 
     /// `Err(Denied)` when a deny rule covers `server`'s resources.

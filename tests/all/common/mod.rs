@@ -86,6 +86,13 @@ impl Sandbox {
         std::fs::write(path, contents).unwrap();
     }
 
+    /// Writes `file` into the user's extensions folder (their own code: it loads untrusted).
+    pub fn write_user_extension(&self, file: &str, source: &str) {
+        let folder = self.config().join("extensions");
+        std::fs::create_dir_all(&folder).unwrap();
+        std::fs::write(folder.join(file), source).unwrap();
+    }
+
     /// Reads a file under the project.
     pub fn read(&self, relative: &str) -> String {
         std::fs::read_to_string(self.project().join(relative)).unwrap_or_default()

@@ -146,3 +146,46 @@ fn an_extension_writes_the_prompts_title_and_detail_but_not_its_rule_or_target()
         .expect("runs");
     assert_eq!(prompter.0.lock().unwrap().len(), 1);
 }
+
+/// A direct caller of `ExtensionWorker::call` (dispatch validates first, a direct caller need
+/// not) that hands in text that is not JSON gets a typed invalid input naming the tool, and the
+/// extension answers the next call as before.
+#[test]
+fn a_direct_caller_handing_in_text_that_is_not_json_gets_invalid_input_and_the_worker_goes_on() {
+    use earshot_host::extensions::{AdmittedFiles, ExtensionLimits, ExtensionWorker};
+    let sandbox = Sandbox::new();
+    sandbox.write_user_extension(
+        "mirror.ts",
+        "export default { tools: [{ name: 'echo', description: 'Echoes its input', \
+         inputSchema: { type: 'object' }, readOnly: true, \
+         execute(input: { text: string }): string { return input.text; } }] };\n",
+    );
+    let file = sandbox.config().join("extensions/mirror.ts");
+    let snapshot = earshot_host::sources::extension_snapshot(&file).expect("snapshot");
+    let (worker, loaded) = ExtensionWorker::spawn(
+        "mirror",
+        file,
+        AdmittedFiles {
+            files: snapshot.files,
+            stripped: Default::default(),
+        },
+        ExtensionLimits::default(),
+    )
+    .wait(std::time::Instant::now());
+    assert_eq!(loaded.expect("mirror loads").len(), 1);
+    let runtime = crate::common::runtime();
+    match runtime.block_on(worker.call("echo", "{\"text\": oops}")) {
+        Err(CallError::InvalidInput { tool, issues }) => {
+            assert_eq!(tool, "mirror__echo");
+            assert!(
+                issues.len() == 1 && issues[0].starts_with("it is not JSON: "),
+                "{issues:?}"
+            );
+        }
+        other => panic!("expected InvalidInput, got {other:?}"),
+    }
+    let output = runtime
+        .block_on(worker.call("echo", r#"{"text":"still here"}"#))
+        .expect("the next call works");
+    assert_eq!(output.output, "still here");
+}

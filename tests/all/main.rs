@@ -31,6 +31,7 @@ mod properties_rules;
 mod python_guest;
 mod schema_validator;
 mod schema_validator_suite;
+mod server_digest;
 mod settings;
 mod trust;
 mod web_platform;

@@ -7,12 +7,12 @@ use crate::gate::sanitise_for_terminal;
 use crate::host::HostBuilder;
 use crate::mcp::{
     McpOptions, McpServers, ONE_SHOT_EXIT_GRACE, ServerEntry, ServerState, Transport,
-    digest_for_trust, effective_entry, read_servers, seconds, shown_name,
+    digest_for_trust, digest_for_written, effective_entry, read_servers, seconds, shown_name,
 };
 use crate::names::{SourceKind, check_source_name};
 use crate::sandbox::ComponentCache;
 use crate::settings::{Layer, Settings, edit_project_settings, edit_settings};
-use crate::trust::{record_trust, remove_trust};
+use crate::trust::{record_trust, record_written, remove_trust};
 
 use super::progress::ProgressLine;
 use super::{CommandResult, Context, Failure, exit, output};
@@ -42,6 +42,10 @@ pub(crate) enum McpCommand {
     Trust {
         /// The server's name.
         name: String,
+        /// Trust it even when what it names is past the digest's budget (5,000 files, 64 MiB),
+        /// so that the files past it count by their size only.
+        #[arg(long)]
+        partial: bool,
     },
     /// The prompts of every running server (or of SERVER), as the slash commands an agent
     /// offers (`/mcp__server__prompt`), with their arguments ([optional] in brackets).
@@ -178,7 +182,7 @@ pub(crate) async fn run(context: &Context, command: McpCommand) -> CommandResult
         McpCommand::Serve => serve(context).await,
         McpCommand::List { json } => list(context, json).await,
         McpCommand::Get { name, json } => get(context, &name, json).await,
-        McpCommand::Trust { name } => trust(context, &name),
+        McpCommand::Trust { name, partial } => trust(context, &name, partial),
         McpCommand::Untrust { name } => untrust(context, &name),
         McpCommand::Login { name } => super::mcp_login::login_command(context, &name).await,
         McpCommand::Logout { name } => super::mcp_login::logout_command(context, &name).await,
@@ -369,8 +373,13 @@ fn add(
     // Your local file is yours: what earshot writes there is signed so it starts. The project
     // file is checked in and shared: adding to it does not trust it, here or for anyone else.
     if entry.layer == Layer::Local && layer == Layer::Local {
-        let digest = digest_for_trust(&settings, &entry).map_err(Failure::new)?;
-        record_trust(&settings, SourceKind::Mcp, name, &digest)
+        // Written by earshot as the user asked: it may replace the user's own server of the
+        // same name in this project, which a trusted record never can.
+        let digest = digest_for_written(&settings, &entry).map_err(Failure::new)?;
+        if let Some(why) = &digest.partial {
+            output::warning_line(&format!("server \"{name}\"'s digest is partial: {why}"));
+        }
+        record_written(&settings, SourceKind::Mcp, name, &digest.value)
             .map_err(|error| Failure::new(error.to_string()))?;
     }
     output::say(&format!(
@@ -673,7 +682,7 @@ async fn get(context: &Context, name: &str, as_json: bool) -> CommandResult {
     Ok(exit::OK)
 }
 
-fn trust(context: &Context, name: &str) -> CommandResult {
+fn trust(context: &Context, name: &str, partial: bool) -> CommandResult {
     let entry = find(servers(context), name)?;
     if entry.layer == Layer::User {
         return Err(Failure::new(format!(
@@ -686,7 +695,7 @@ fn trust(context: &Context, name: &str) -> CommandResult {
                 .hint("fix its entry in the settings file first"),
         );
     }
-    let digest = digest_for_trust(&context.settings, &entry).map_err(Failure::new)?;
+    let digest = digest_for_trust(&context.settings, &entry, partial).map_err(Failure::new)?;
     record_trust(&context.settings, SourceKind::Mcp, name, &digest)
         .map_err(|error| Failure::new(error.to_string()))?;
     println!(

@@ -24,6 +24,10 @@ pub fn minimal_environment(
         .into_iter()
         .filter(|(name, _)| name.to_str().is_some_and(is_inherited))
         .collect();
+    // Python neither writes nor needs compiled files beside a server's sources: a trust digest
+    // counts a `__pycache__` file Python would load, so one written by the server's own run would
+    // lapse its trust (the entry's own `env` can still set this).
+    environment.insert("PYTHONDONTWRITEBYTECODE".into(), "1".into());
     for (name, value) in entry_env {
         environment.insert(name.into(), value.into());
     }
@@ -47,6 +51,15 @@ mod tests {
         let entry = BTreeMap::from([("API_KEY".to_string(), "k".to_string())]);
         let env = minimal_environment(parent, &entry);
         let names: Vec<_> = env.keys().map(|k| k.to_str().unwrap()).collect();
-        assert_eq!(names, ["API_KEY", "HOME", "LC_ALL", "PATH"]);
+        assert_eq!(
+            names,
+            [
+                "API_KEY",
+                "HOME",
+                "LC_ALL",
+                "PATH",
+                "PYTHONDONTWRITEBYTECODE"
+            ]
+        );
     }
 }

@@ -24,6 +24,7 @@ mod child_env;
 mod client_handler;
 mod config;
 mod connection;
+mod digest;
 mod elicitation;
 mod expand;
 mod http;
@@ -41,13 +42,16 @@ mod terminal_elicitor;
 mod tool_runner;
 
 pub use admission::{
-    digest_for_trust, effective_entry, server_admission, server_digest, start_dir,
+    digest_for_trust, digest_for_written, effective_entry, server_admission, start_dir,
 };
 pub use child_env::{INHERITED_VARIABLES, minimal_environment};
 pub use config::{
     PROJECT_DIR_VARIABLE, ServerDefinition, ServerEntry, SessionServer, Transport, read_servers,
 };
 pub use connection::{CallFailure, ConnectError, cancel_in_flight, seconds};
+pub use digest::{
+    DigestError, MAX_HASHED_BYTES, MAX_HASHED_FILES, SKIPPED_FOLDERS, ServerDigest, server_digest,
+};
 pub use elicitation::{
     Choice, DeclineElicitations, ElicitationAnswer, ElicitationField, ElicitationRequest, Elicitor,
     FieldKind,

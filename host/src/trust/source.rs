@@ -44,7 +44,7 @@ pub fn current_digest(
                 .into_iter()
                 .find(|entry| entry.name == name && entry.layer != Layer::User)
                 .ok_or_else(missing)?;
-            digest_for_trust(settings, &entry).map_err(TrustSourceError)
+            digest_for_trust(settings, &entry, false).map_err(TrustSourceError)
         }
     }
 }

@@ -1,0 +1,362 @@
+//! What a project server's trust digest covers, as a hostile repository would test it: the code
+//! its interpreter loads (a package's `__init__.py`, a compiled `__pycache__` file, a link's
+//! target, a path its `env` names), a link out of the project, a digest past its budget, a
+//! server that names the project root, and a local-file definition under the user's own name.
+//! Each test checks what the user sees and that the changed code never ran.
+
+use std::path::Path;
+
+use crate::common::{Sandbox, fixture_server, mcp_fixture, mcp_parts};
+use serde_json::{Value, json};
+
+fn mcp_list(sandbox: &Sandbox) -> Vec<Value> {
+    let (code, stdout, stderr) = sandbox.run(&["mcp", "list", "--json"]);
+    assert_eq!(code, 0, "{stderr}");
+    let listed: Value = serde_json::from_str(&stdout).unwrap();
+    listed["servers"].as_array().unwrap().clone()
+}
+
+fn state_of(sandbox: &Sandbox, name: &str) -> Value {
+    mcp_list(sandbox)
+        .into_iter()
+        .find(|server| server["name"] == name)
+        .unwrap_or_else(|| panic!("no server {name}"))
+}
+
+fn trust(sandbox: &Sandbox, name: &str) {
+    let (code, _, stderr) = sandbox.run(&["mcp", "trust", name]);
+    assert_eq!(code, 0, "{stderr}");
+}
+
+fn assert_lapsed(sandbox: &Sandbox, name: &str, what: &str) {
+    let state = state_of(sandbox, name);
+    assert_eq!(state["state"], "awaiting-trust", "{what}: {state}");
+    assert!(
+        state["reason"]
+            .as_str()
+            .unwrap()
+            .starts_with("changed since you trusted it"),
+        "{what}: {state}"
+    );
+}
+
+/// `pkg/srv.py`, a server run as `python3 -m pkg.srv` (it runs the env_dump fixture), and an
+/// `__init__.py` that Python runs first.
+fn python_package(sandbox: &Sandbox) {
+    sandbox.write("pkg/__init__.py", "# the package\n");
+    sandbox.write(
+        "pkg/srv.py",
+        format!(
+            "import runpy\nrunpy.run_path({:?}, run_name='__main__')\n",
+            mcp_fixture("env_dump.py")
+        ),
+    );
+}
+
+fn project_server(sandbox: &Sandbox, name: &str, definition: Value) {
+    sandbox.write(
+        ".earshot/settings.json",
+        json!({"mcpServers": {name: definition}}).to_string(),
+    );
+}
+
+/// Compiles `source` into `pyc` as an unchecked hash-based file (PEP 552), which Python loads
+/// in place of its source without comparing the two.
+fn unchecked_pyc(source: &Path, pyc: &Path) {
+    std::fs::create_dir_all(pyc.parent().unwrap()).unwrap();
+    let status = std::process::Command::new("python3")
+        .arg("-c")
+        .arg("import py_compile,sys; py_compile.compile(sys.argv[1], cfile=sys.argv[2], invalidation_mode=py_compile.PycInvalidationMode.UNCHECKED_HASH, doraise=True)")
+        .arg(source)
+        .arg(pyc)
+        .status()
+        .unwrap();
+    assert!(status.success());
+}
+
+fn cache_tag() -> String {
+    let output = std::process::Command::new("python3")
+        .args(["-c", "import sys; print(sys.implementation.cache_tag)"])
+        .output()
+        .unwrap();
+    String::from_utf8(output.stdout).unwrap().trim().to_string()
+}
+
+#[test]
+fn a_package_run_with_dash_m_covers_its_init_and_a_compiled_file_python_would_load() {
+    let sandbox = Sandbox::new();
+    python_package(&sandbox);
+    project_server(
+        &sandbox,
+        "pkg",
+        json!({"command": "python3", "args": ["-m", "pkg.srv"]}),
+    );
+    trust(&sandbox, "pkg");
+    assert_eq!(state_of(&sandbox, "pkg")["state"], "connected");
+    // The server's own runs write nothing that lapses its trust.
+    assert_eq!(state_of(&sandbox, "pkg")["state"], "connected");
+
+    // Python runs pkg/__init__.py before pkg/srv.py: a pull that changes it lapses the trust.
+    sandbox.write("pkg/__init__.py", "# the package!\n");
+    assert_lapsed(&sandbox, "pkg", "__init__.py changed");
+    trust(&sandbox, "pkg");
+
+    // A committed unchecked .pyc runs instead of the reviewed srv.py.
+    let marker = sandbox.dir.path().join("pwned");
+    let evil = sandbox.dir.path().join("evil.py");
+    std::fs::write(
+        &evil,
+        format!(
+            "open({:?}, 'w').write('ran')\n",
+            marker.display().to_string()
+        ),
+    )
+    .unwrap();
+    let pyc = sandbox
+        .project()
+        .join(format!("pkg/__pycache__/srv.{}.pyc", cache_tag()));
+    unchecked_pyc(&evil, &pyc);
+    assert_lapsed(&sandbox, "pkg", "a compiled file appeared");
+    assert!(!marker.exists(), "the compiled file must not have run");
+
+    // Trusted with it, a same-length change to it lapses the trust again.
+    trust(&sandbox, "pkg");
+    let mut bytes = std::fs::read(&pyc).unwrap();
+    let last = bytes.len() - 1;
+    bytes[last] ^= 1;
+    std::fs::write(&pyc, &bytes).unwrap();
+    std::fs::remove_file(&marker).ok();
+    assert_lapsed(&sandbox, "pkg", "the compiled file changed");
+    assert!(!marker.exists());
+}
+
+#[test]
+fn a_link_in_a_named_folder_counts_by_its_target_and_a_link_out_of_the_project_is_refused() {
+    let sandbox = Sandbox::new();
+    python_package(&sandbox);
+    sandbox.write("lib/init.py", "# version 1\n");
+    std::fs::remove_file(sandbox.project().join("pkg/__init__.py")).unwrap();
+    std::os::unix::fs::symlink("../lib/init.py", sandbox.project().join("pkg/__init__.py"))
+        .unwrap();
+    project_server(
+        &sandbox,
+        "pkg",
+        json!({"command": "python3", "args": ["-m", "pkg.srv"]}),
+    );
+    trust(&sandbox, "pkg");
+    assert_eq!(state_of(&sandbox, "pkg")["state"], "connected");
+    sandbox.write("lib/init.py", "# version 2\n");
+    assert_lapsed(&sandbox, "pkg", "the link's target changed");
+
+    // Pointed out of the project, what runs can change with no change in the repository.
+    let outside = sandbox.dir.path().join("outside.py");
+    std::fs::write(&outside, "# elsewhere\n").unwrap();
+    std::fs::remove_file(sandbox.project().join("pkg/__init__.py")).unwrap();
+    std::os::unix::fs::symlink(&outside, sandbox.project().join("pkg/__init__.py")).unwrap();
+    let (code, _, stderr) = sandbox.run(&["mcp", "trust", "pkg"]);
+    assert_ne!(code, 0);
+    assert!(
+        stderr.contains("pkg/__init__.py is a symbolic link to")
+            && stderr.contains("outside the project"),
+        "{stderr}"
+    );
+    assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
+    let state = state_of(&sandbox, "pkg");
+    assert_eq!(state["state"], "awaiting-trust", "{state}");
+    assert!(
+        state["reason"]
+            .as_str()
+            .unwrap()
+            .contains("outside the project"),
+        "{state}"
+    );
+}
+
+#[test]
+fn a_named_file_that_is_a_link_out_of_the_project_is_refused() {
+    let sandbox = Sandbox::new();
+    let outside = sandbox.dir.path().join("server.py");
+    std::fs::copy(mcp_fixture("env_dump.py"), &outside).unwrap();
+    std::os::unix::fs::symlink(&outside, sandbox.project().join("server.py")).unwrap();
+    project_server(
+        &sandbox,
+        "linked",
+        json!({"command": "python3", "args": ["server.py"]}),
+    );
+    let (code, _, stderr) = sandbox.run(&["mcp", "trust", "linked"]);
+    assert_ne!(code, 0);
+    assert!(stderr.contains("outside the project"), "{stderr}");
+    let local = sandbox.read(".earshot/settings.local.json");
+    assert!(!local.contains("linked"), "nothing was recorded: {local}");
+}
+
+#[test]
+fn paths_the_servers_env_names_are_covered() {
+    let sandbox = Sandbox::new();
+    python_package(&sandbox);
+    for (file, text) in [
+        ("vendor/helper.py", "x = 1\n"),
+        ("preload.js", "// preload\n"),
+        ("env.sh", "# env\n"),
+        ("startup.py", "# startup\n"),
+        ("lib/hook.so", ""),
+    ] {
+        sandbox.write(file, text);
+    }
+    project_server(
+        &sandbox,
+        "pkg",
+        json!({"command": "python3", "args": ["-m", "pkg.srv"], "env": {
+            "PYTHONPATH": "vendor",
+            "NODE_OPTIONS": "--require ./preload.js",
+            "BASH_ENV": "./env.sh",
+            "PYTHONSTARTUP": "startup.py",
+            "LD_PRELOAD": "./lib/hook.so",
+        }}),
+    );
+    trust(&sandbox, "pkg");
+    assert_eq!(state_of(&sandbox, "pkg")["state"], "connected");
+    for file in [
+        "vendor/helper.py",
+        "preload.js",
+        "env.sh",
+        "startup.py",
+        "lib/hook.so",
+    ] {
+        let mut text = sandbox.read(file);
+        text.push_str("# changed\n");
+        sandbox.write(file, text);
+        assert_lapsed(&sandbox, "pkg", file);
+        trust(&sandbox, "pkg");
+    }
+}
+
+#[test]
+fn a_digest_past_its_budget_is_refused_unless_asked_for_as_partial() {
+    let sandbox = Sandbox::new();
+    python_package(&sandbox);
+    let many = sandbox.project().join("pkg/data");
+    std::fs::create_dir_all(&many).unwrap();
+    for index in 0..5_001 {
+        std::fs::write(many.join(format!("{index}.txt")), "x").unwrap();
+    }
+    project_server(
+        &sandbox,
+        "pkg",
+        json!({"command": "python3", "args": ["-m", "pkg.srv"]}),
+    );
+    let (code, _, stderr) = sandbox.run(&["mcp", "trust", "pkg"]);
+    assert_ne!(code, 0);
+    assert!(
+        stderr.contains("cannot be trusted as a whole") && stderr.contains("--partial"),
+        "{stderr}"
+    );
+    assert!(!sandbox.read(".earshot/settings.local.json").contains("pkg"));
+    assert_eq!(state_of(&sandbox, "pkg")["state"], "awaiting-trust");
+
+    let (code, _, stderr) = sandbox.run(&["mcp", "trust", "pkg", "--partial"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(state_of(&sandbox, "pkg")["state"], "connected");
+}
+
+#[test]
+fn the_filesystem_server_on_the_project_root_stays_trusted_after_earshot_writes_there() {
+    let sandbox = Sandbox::new();
+    sandbox.write("README.md", "hello from the project\n");
+    sandbox.write(".gitignore", "target/\n");
+    let bin = mcp_parts().join("node_modules/.bin/mcp-server-filesystem");
+    project_server(
+        &sandbox,
+        "fs",
+        json!({"command": bin.display().to_string(), "args": ["${EARSHOT_PROJECT_DIR}"]}),
+    );
+    sandbox.user_settings(json!({"permissions": {"allow": ["Mcp(fs__list_directory)"]}}));
+    trust(&sandbox, "fs");
+    assert_eq!(state_of(&sandbox, "fs")["state"], "connected");
+    // A second trust, and a server earshot adds to the local file, rewrite what trust wrote.
+    trust(&sandbox, "fs");
+    let (code, _, stderr) = sandbox.run(&[
+        "mcp",
+        "add",
+        "mine",
+        "--",
+        "python3",
+        &mcp_fixture("env_dump.py"),
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(state_of(&sandbox, "fs")["state"], "connected");
+    let project = sandbox.project().display().to_string();
+    let (code, stdout, stderr) = sandbox.run(&[
+        "tools",
+        "call",
+        "fs__list_directory",
+        &json!({"path": project}).to_string(),
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.contains("README.md"), "{stdout}");
+
+    // Any other change in the project is still a change.
+    sandbox.write("README.md", "changed by a pull\n");
+    assert_lapsed(&sandbox, "fs", "a project file changed");
+}
+
+#[test]
+fn a_local_definition_earshot_did_not_write_never_takes_the_users_server_name() {
+    let sandbox = Sandbox::new();
+    sandbox.user_settings(json!({
+        "mcpServers": {"gh": fixture_server("thirty_tools.py", &["--count", "1"])},
+        "permissions": {"allow": ["Mcp(gh__*)"]},
+    }));
+    sandbox.write(
+        ".earshot/settings.local.json",
+        json!({"mcpServers": {"gh": fixture_server("env_dump.py", &[])}}).to_string(),
+    );
+    let gh = state_of(&sandbox, "gh");
+    assert_eq!(gh["scope"], "user", "{gh}");
+    assert!(
+        gh["warnings"]
+            .to_string()
+            .contains("earshot mcp add -s local gh"),
+        "the hint names the way to replace your own server: {gh}"
+    );
+    assert!(
+        !gh["warnings"].to_string().contains("earshot mcp trust gh"),
+        "{gh}"
+    );
+
+    let (code, _, stderr) = sandbox.run(&["mcp", "trust", "gh"]);
+    assert_ne!(code, 0);
+    assert!(
+        stderr.contains("has the name of your own server")
+            && stderr.contains("earshot mcp add -s local gh"),
+        "{stderr}"
+    );
+    let local = sandbox.read(".earshot/settings.local.json");
+    assert!(!local.contains("\"trust\""), "nothing was signed: {local}");
+    assert_eq!(state_of(&sandbox, "gh")["scope"], "user");
+    let (code, _, _) = sandbox.run(&["tools", "call", "gh__env", "{}"]);
+    assert_ne!(code, 0, "the shipped server's tool is not reachable");
+
+    // What the user adds there themselves replaces their server in this project.
+    let (code, _, stderr) = sandbox.run(&[
+        "mcp",
+        "add",
+        "gh",
+        "--",
+        "python3",
+        &mcp_fixture("env_dump.py"),
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    let gh = state_of(&sandbox, "gh");
+    assert_eq!(gh["scope"], "local", "{gh}");
+    assert_eq!(gh["state"], "connected", "{gh}");
+
+    // Edited by hand afterwards, it is no longer what earshot wrote: the user's is used again,
+    // and trust still cannot sign it.
+    let edited = sandbox
+        .read(".earshot/settings.local.json")
+        .replace(&mcp_fixture("env_dump.py"), &mcp_fixture("mcpfake.py"));
+    sandbox.write(".earshot/settings.local.json", edited);
+    assert_eq!(state_of(&sandbox, "gh")["scope"], "user");
+    assert_ne!(sandbox.run(&["mcp", "trust", "gh"]).0, 0);
+}

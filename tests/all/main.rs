@@ -28,6 +28,7 @@ mod mcp_servers;
 mod mcp_session;
 mod properties_mcp_output;
 mod properties_rules;
+mod properties_server_digest;
 mod python_guest;
 mod schema_validator;
 mod schema_validator_suite;

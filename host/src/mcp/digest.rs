@@ -298,7 +298,8 @@ impl<'a> Walk<'a> {
                     !SKIPPED_FOLDERS.contains(&entry.file_name().to_string_lossy().as_ref())
                 })
                 .map(|entry| entry.path())
-                .filter(|child| !pycache || python_would_load(child))
+                // A link counts whatever it is (one out of the project is refused).
+                .filter(|child| !pycache || child.is_symlink() || python_would_load(child))
                 .collect();
             children.sort();
             for child in children {

@@ -360,3 +360,35 @@ fn a_local_definition_earshot_did_not_write_never_takes_the_users_server_name() 
     assert_eq!(state_of(&sandbox, "gh")["scope"], "user");
     assert_ne!(sandbox.run(&["mcp", "trust", "gh"]).0, 0);
 }
+
+#[test]
+fn a_named_scripts_folder_is_covered_with_what_it_loads_beside_it() {
+    let sandbox = Sandbox::new();
+    for file in ["env_dump.py", "mcpfake.py"] {
+        sandbox.write(
+            &format!("tools/{file}"),
+            std::fs::read(mcp_fixture(file)).unwrap(),
+        );
+    }
+    sandbox.write("tools/lib/helper.js", "module.exports = 1;\n");
+    sandbox.write("docs/unrelated.md", "not loaded\n");
+    project_server(
+        &sandbox,
+        "repo",
+        json!({"command": "python3", "args": ["tools/env_dump.py"]}),
+    );
+    trust(&sandbox, "repo");
+    assert_eq!(state_of(&sandbox, "repo")["state"], "connected");
+    // A file outside the script's folder that nothing names is not part of it.
+    sandbox.write("docs/unrelated.md", "still not loaded\n");
+    assert_eq!(state_of(&sandbox, "repo")["state"], "connected");
+    // The module Python imports from beside the script, and anything below its folder, are.
+    sandbox.write(
+        "tools/mcpfake.py",
+        sandbox.read("tools/mcpfake.py") + "\n# changed\n",
+    );
+    assert_lapsed(&sandbox, "repo", "the imported sibling changed");
+    trust(&sandbox, "repo");
+    sandbox.write("tools/lib/helper.js", "module.exports = 2;\n");
+    assert_lapsed(&sandbox, "repo", "a file below the script's folder changed");
+}

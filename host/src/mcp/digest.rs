@@ -3,8 +3,9 @@
 //!
 //! The words of `command`, `args` and every `env` value name project paths (`node server.js`,
 //! `--require=./x.js`, `PYTHONPATH=vendor`, `NODE_OPTIONS=--require ./x.js`, `LD_PRELOAD=./x.so`).
-//! A Python script names its whole folder (Python puts it first on `sys.path`, so a sibling
-//! module it imports is loaded from there), and `-m a.b.c` names the top-level package folder
+//! A named file names its whole folder (Python puts a script's folder first on `sys.path`, so a
+//! sibling module it imports is loaded from there; Node and shells load `./lib/x.js` relative to
+//! it), and `-m a.b.c` names the top-level package folder
 //! `a/` (Python runs `a/__init__.py` and `a/b/__init__.py` first). Inside a named folder every
 //! file counts, symbolic links by their text and by what they point to, and a compiled Python file
 //! that Python would load instead of its source counts by its bytes. A link that leads out of the
@@ -129,7 +130,7 @@ fn module_name(piece: &str) -> Option<&str> {
 }
 
 /// The project paths (inside `root`) that `words` name, relative to `dir`: each piece as a path,
-/// a Python script's folder, and a dotted module's top-level package (`a.b.c` names `a/` and
+/// a named file's folder, and a dotted module's top-level package (`a.b.c` names `a/` and
 /// `a.py`); sorted, without repeats.
 ///
 /// # Errors
@@ -165,11 +166,13 @@ fn named_project_paths<'a>(
             }
             continue;
         }
-        if real.is_file() && real.extension().is_some_and(|ext| ext == "py") {
-            // Python puts a script's folder first on sys.path: its siblings import from there.
-            if let Some(folder) = real.parent() {
-                paths.insert(folder.to_path_buf());
-            }
+        if real.is_file()
+            && let Some(folder) = real.parent()
+        {
+            // A named file brings its folder: Python puts a script's folder first on sys.path
+            // (its siblings import from there), and Node and shells load `./lib/x.js` or
+            // `./env.sh` relative to it.
+            paths.insert(folder.to_path_buf());
         }
         paths.insert(real);
     }

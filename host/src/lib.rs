@@ -21,6 +21,7 @@
 //! * [`names`] — source names, namespaced tool names, model-facing aliases.
 //! * [`mcp`] — MCP servers: configuration, connections (rmcp), tool_search.
 //! * `tls` — the one crypto provider every HTTP client uses.
+//! * [`redact`] — the values `${VAR}` expanded to, masked in everything earshot writes.
 //! * [`sandbox`] — the wasm sandboxes: schema validator, MCP output parser, tool components.
 //! * [`paths`] — where the user's files live.
 //! * [`cli`] — the `earshot` command, one more embedder of the same API.
@@ -37,6 +38,7 @@ mod loaders;
 pub mod mcp;
 pub mod names;
 pub mod paths;
+pub mod redact;
 pub mod registry;
 mod runner;
 pub mod sandbox;

@@ -22,6 +22,7 @@ mod mcp_oauth;
 mod mcp_output;
 mod mcp_prompts;
 mod mcp_real_servers;
+mod mcp_redaction;
 mod mcp_resources;
 mod mcp_serve;
 mod mcp_servers;

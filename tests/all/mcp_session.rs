@@ -343,3 +343,206 @@ fn tool_search_finds_a_tool_a_server_added_after_the_first_search() {
     call(&host, "lc__add_tool", r#"{"name":"zebra_counter"}"#).unwrap();
     assert!(search("zebra").contains("lc__zebra_counter"));
 }
+
+/// The state of `server` as `mcp list` would show it.
+fn state_of(host: &crate::common::TestHost, server: &str) -> ServerState {
+    host.mcp()
+        .expect("servers")
+        .statuses()
+        .into_iter()
+        .find(|status| status.name == server)
+        .expect("the server")
+        .state
+}
+
+#[test]
+fn a_server_whose_call_timed_out_fails_at_once_without_the_queue_until_it_answers_a_ping() {
+    let sandbox = Sandbox::new();
+    let log = sandbox.dir.path().join("late.log");
+    let log_arg = log.display().to_string();
+    sandbox.user_settings(json!({"mcpServers": {
+            "late": {"command": "python3", "args": [crate::common::mcp_fixture("answers_late.py"), "--sleep", "4", "--log", &log_arg], "callTimeout": 700},
+            "ok": fixture_server("misbehaving.py", &[]),
+        },
+        "permissions": {"allow": ["Mcp(late__*)", "Mcp(ok__*)"]}}));
+    let host = sandbox.host();
+
+    let timed_out = call(&host, "late__late", "{}").unwrap_err();
+    assert!(
+        timed_out.contains("server \"late\" did not answer within 700ms to late"),
+        "{timed_out}"
+    );
+    let ServerState::Unresponsive(reason) = state_of(&host, "late") else {
+        panic!(
+            "late is reported unresponsive: {:?}",
+            state_of(&host, "late")
+        );
+    };
+    assert_eq!(reason, "its call to late timed out after 700ms");
+
+    // Its next call is refused on a ping it does not answer: never sent, one line.
+    let refused = call(&host, "late__echo", r#"{"text":"hi"}"#).unwrap_err();
+    assert_eq!(
+        refused,
+        "server \"late\" is not answering: its call to late timed out after 700ms, and it did not answer a ping within 700ms; its calls fail at once until it answers one"
+    );
+    let logged = std::fs::read_to_string(&log).unwrap();
+    assert!(
+        !logged.contains("call echo"),
+        "the call was never sent: {logged}"
+    );
+
+    // The other server's calls go on.
+    assert_eq!(
+        call(&host, "ok__echo", r#"{"text":"others"}"#)
+            .unwrap()
+            .output,
+        "others"
+    );
+    assert!(matches!(
+        state_of(&host, "ok"),
+        ServerState::Connected { .. }
+    ));
+
+    // Once it answers a ping again (its sleep is over), its calls go through.
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while !std::fs::read_to_string(&log).unwrap().contains("woke") {
+        assert!(Instant::now() < deadline, "the server never woke");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert_eq!(
+        call(&host, "late__echo", r#"{"text":"back"}"#)
+            .unwrap()
+            .output,
+        "back"
+    );
+    assert!(matches!(
+        state_of(&host, "late"),
+        ServerState::Connected { .. }
+    ));
+}
+
+/// A project server's script: an MCP server on the fixtures' `mcpfake` with `echo` and `die`.
+fn project_server_script() -> String {
+    let fixtures = std::path::Path::new(&crate::common::mcp_fixture("mcpfake.py"))
+        .parent()
+        .unwrap()
+        .display()
+        .to_string();
+    format!(
+        r#"import os, sys
+sys.dont_write_bytecode = True
+sys.path.insert(0, {fixtures:?})
+import mcpfake
+from mcpfake import EMPTY_SCHEMA, object_schema, text
+srv = mcpfake.Server("repo")
+srv.tool("echo", "Echo.", object_schema(text="Text"), lambda a, _: text(str(a.get("text", ""))))
+srv.tool("die", "Exit.", EMPTY_SCHEMA, lambda a, _: os._exit(1))
+srv.run()
+"#
+    )
+}
+
+#[test]
+fn a_restart_admits_the_server_again_so_a_pull_during_the_session_lapses_its_trust() {
+    let sandbox = Sandbox::new();
+    sandbox.write("tools/srv.py", project_server_script());
+    sandbox.write(
+        ".earshot/settings.json",
+        serde_json::to_string(
+            &json!({"mcpServers": {"repo": {"command": "python3", "args": ["tools/srv.py"]}}}),
+        )
+        .unwrap(),
+    );
+    sandbox.user_settings(
+        json!({"mcpServers": {"ok": fixture_server("misbehaving.py", &[])},
+        "permissions": {"allow": ["Mcp(repo__*)", "Mcp(ok__*)"]}}),
+    );
+    let (code, _, stderr) = sandbox.run(&["mcp", "trust", "repo"]);
+    assert_eq!(code, 0, "{stderr}");
+    let host = sandbox.host();
+    assert_eq!(
+        call(&host, "repo__echo", r#"{"text":"one"}"#)
+            .unwrap()
+            .output,
+        "one"
+    );
+
+    // A pull in another terminal changes the script; then the server exits.
+    let side_effect = sandbox.dir.path().join("pulled-code-ran");
+    sandbox.write(
+        "tools/srv.py",
+        format!(
+            "open({:?}, 'w').write('ran')\n{}",
+            side_effect.display().to_string(),
+            project_server_script()
+        ),
+    );
+    let pid = host.mcp().unwrap().pid_of("repo").expect("running");
+    assert!(
+        std::process::Command::new("kill")
+            .args(["-9", &pid.to_string()])
+            .status()
+            .unwrap()
+            .success()
+    );
+    assert!(crate::common::wait_dead(pid));
+
+    // What a new session says about it, word for word.
+    let (_, stdout, _) = sandbox.run(&["mcp", "list", "--json"]);
+    let listed: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    let fresh = listed["servers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|server| server["name"] == "repo")
+        .unwrap()["reason"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        fresh.contains("changed since you trusted it") && fresh.contains("earshot mcp trust repo"),
+        "{fresh}"
+    );
+
+    let refused = call(&host, "repo__echo", r#"{"text":"two"}"#).unwrap_err();
+    assert_eq!(refused, format!("server \"repo\" is not started: {fresh}"));
+    assert!(!side_effect.exists(), "the pulled code never ran");
+    // And it stays refused, without a second look starting it.
+    let again = call(&host, "repo__echo", r#"{"text":"three"}"#).unwrap_err();
+    assert_eq!(again, refused);
+    assert!(!side_effect.exists());
+    assert!(matches!(
+        state_of(&host, "repo"),
+        ServerState::AwaitingTrust(_)
+    ));
+
+    // The other server is not affected.
+    assert_eq!(
+        call(&host, "ok__echo", r#"{"text":"fine"}"#)
+            .unwrap()
+            .output,
+        "fine"
+    );
+}
+
+#[test]
+fn a_restart_of_an_unchanged_trusted_server_still_runs() {
+    let sandbox = Sandbox::new();
+    sandbox.write("tools/srv.py", project_server_script());
+    sandbox.write(
+        ".earshot/settings.json",
+        serde_json::to_string(
+            &json!({"mcpServers": {"repo": {"command": "python3", "args": ["tools/srv.py"]}}}),
+        )
+        .unwrap(),
+    );
+    sandbox.user_settings(json!({"permissions": {"allow": ["Mcp(repo__*)"]}}));
+    assert_eq!(sandbox.run(&["mcp", "trust", "repo"]).0, 0);
+    let host = sandbox.host();
+    let died = call(&host, "repo__die", "{}").unwrap_err();
+    assert!(died.contains("the next call restarts it once"), "{died}");
+    let again = call(&host, "repo__echo", r#"{"text":"back"}"#).expect("restarted");
+    assert_eq!(again.output, "back");
+    assert!(again.notice.unwrap().contains("restarted it"));
+}

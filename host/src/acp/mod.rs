@@ -32,14 +32,38 @@ pub use turn::{SessionTools, TurnCall, TurnDriver};
 pub struct AcpError(String);
 
 /// Serves `agent` over this process's stdin and stdout until the editor closes stdin, then ends
-/// every session's MCP servers.
+/// every session's MCP servers. Every line written is redacted first ([`crate::redact`]).
 ///
 /// # Errors
 /// An [`AcpError`] when the connection fails; the servers are ended either way.
 pub async fn serve_stdio(agent: AcpAgent) -> Result<(), AcpError> {
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
+    let incoming = futures::stream::unfold(
+        tokio::io::BufReader::new(tokio::io::stdin()).lines(),
+        |mut lines| async move {
+            match lines.next_line().await {
+                Ok(Some(line)) => Some((Ok(line), lines)),
+                Ok(None) => None,
+                Err(error) => Some((Err(error), lines)),
+            }
+        },
+    );
+    let outgoing = futures::sink::unfold(
+        tokio::io::stdout(),
+        |mut stdout, line: String| async move {
+            let mut bytes = crate::redact::redact(&line).into_owned().into_bytes();
+            bytes.push(b'\n');
+            stdout.write_all(&bytes).await?;
+            stdout.flush().await?;
+            Ok::<_, std::io::Error>(stdout)
+        },
+    );
     let served = agent
         .connection()
-        .connect_to(agent_client_protocol::Stdio::new())
+        .connect_to(agent_client_protocol::Lines::new(
+            Box::pin(outgoing),
+            Box::pin(incoming),
+        ))
         .await;
     agent.shutdown().await;
     served.map_err(|error| AcpError(error.to_string()))

@@ -310,7 +310,7 @@ fn list(context: &Context, kind: SourceKind, as_json: bool) -> CommandResult {
             }
             _ => ".earshot/plugins/ or the plugins/ folder of your config dir",
         };
-        println!("no {} found in {place}", kind.cli_noun());
+        output::out(&format!("no {} found in {place}", kind.cli_noun()));
         return Ok(exit::OK);
     }
     let table: Vec<Vec<String>> = rows
@@ -397,10 +397,10 @@ fn untrust(context: &Context, kind: SourceKind, name: &str) -> CommandResult {
     let removed = remove_trust(&context.settings, kind, name)
         .map_err(|error| Failure::new(error.to_string()))?;
     if removed {
-        println!(
+        output::out(&format!(
             "{} \"{name}\" is no longer trusted in this project",
             kind.noun()
-        );
+        ));
         Ok(exit::OK)
     } else {
         Err(Failure::new(format!(

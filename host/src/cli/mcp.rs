@@ -489,6 +489,7 @@ fn state_text(state: &ServerState) -> String {
         ServerState::Died(reason) => format!("died: {reason}"),
         ServerState::Starting => "starting".into(),
         ServerState::NeedsLogin(reason) => reason.clone(),
+        ServerState::Unresponsive(reason) => format!("unresponsive: {reason}"),
     }
 }
 
@@ -504,6 +505,7 @@ fn state_json(state: &ServerState) -> serde_json::Value {
         ServerState::Died(reason) => json!({"state": "died", "reason": reason}),
         ServerState::Starting => json!({"state": "starting"}),
         ServerState::NeedsLogin(reason) => json!({"state": "needs-login", "reason": reason}),
+        ServerState::Unresponsive(reason) => json!({"state": "unresponsive", "reason": reason}),
     }
 }
 
@@ -544,7 +546,9 @@ async fn list(context: &Context, as_json: bool) -> CommandResult {
         return Ok(exit::OK);
     }
     if statuses.is_empty() {
-        println!("no MCP servers configured (add them under mcpServers in a settings file)");
+        output::out(&format!(
+            "no MCP servers configured (add them under mcpServers in a settings file)"
+        ));
         return Ok(exit::OK);
     }
     let rows: Vec<Vec<String>> = statuses
@@ -648,22 +652,25 @@ async fn get(context: &Context, name: &str, as_json: bool) -> CommandResult {
         output::json(&item);
         return Ok(exit::OK);
     }
-    println!("{name}");
-    println!("  scope:      {}", scope_text(entry.layer, &entry.shadows));
-    println!("  transport:  {}", status.transport);
-    println!(
+    output::out(&format!("{name}"));
+    output::out(&format!(
+        "  scope:      {}",
+        scope_text(entry.layer, &entry.shadows)
+    ));
+    output::out(&format!("  transport:  {}", status.transport));
+    output::out(&format!(
         "  state:      {}",
         sanitise_for_terminal(&state_text(&status.state), 2_000)
-    );
-    println!(
+    ));
+    output::out(&format!(
         "  definition: {}",
         sanitise_for_terminal(&serde_json::to_string(&definition).expect("JSON"), 4_000)
-    );
+    ));
     for warning in &status.warnings {
         output::warning_line(&format!("server \"{name}\" {warning}"));
     }
     if !tools.is_empty() {
-        println!("  tools:");
+        output::out(&format!("  tools:"));
         let rows: Vec<Vec<String>> = tools
             .iter()
             .map(|tool| {
@@ -698,9 +705,9 @@ fn trust(context: &Context, name: &str, partial: bool) -> CommandResult {
     let digest = digest_for_trust(&context.settings, &entry, partial).map_err(Failure::new)?;
     record_trust(&context.settings, SourceKind::Mcp, name, &digest)
         .map_err(|error| Failure::new(error.to_string()))?;
-    println!(
+    output::out(&format!(
         "trusted server \"{name}\" as defined now; a change to its definition lapses the trust"
-    );
+    ));
     Ok(exit::OK)
 }
 
@@ -708,7 +715,9 @@ fn untrust(context: &Context, name: &str) -> CommandResult {
     let removed = remove_trust(&context.settings, SourceKind::Mcp, name)
         .map_err(|error| Failure::new(error.to_string()))?;
     if removed {
-        println!("server \"{name}\" is no longer trusted in this project");
+        output::out(&format!(
+            "server \"{name}\" is no longer trusted in this project"
+        ));
         Ok(exit::OK)
     } else {
         Err(Failure::new(format!(

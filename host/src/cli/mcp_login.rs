@@ -8,7 +8,7 @@ use crate::mcp::oauth::{
 use crate::mcp::{ServerEntry, ServerState, Transport, effective_entry};
 use crate::settings::{Layer, Settings};
 
-use super::{CommandResult, Context, Failure, exit};
+use super::{CommandResult, Context, Failure, exit, output};
 
 /// The browser: `EARSHOT_BROWSER`, else the user's own `mcp.oauth.browser` (a repository's
 /// settings never choose a program to run), else the platform's opener.
@@ -89,10 +89,10 @@ pub(crate) async fn login_command(context: &Context, name: &str) -> CommandResul
     } else {
         format!(" (scopes: {})", scopes.join(" "))
     };
-    println!(
+    output::out(&format!(
         "logged in to \"{name}\"{granted}; tokens are in {}",
         target.store.path_of(&target.key).display()
-    );
+    ));
     // Prove it: connect once with the new token.
     let servers = super::mcp::connect(context, Some(name)).await;
     let state = servers
@@ -103,7 +103,7 @@ pub(crate) async fn login_command(context: &Context, name: &str) -> CommandResul
     servers.shut_down().await;
     match state {
         Some(ServerState::Connected { tools, .. }) => {
-            println!("server \"{name}\" connected: {tools} tool(s)");
+            output::out(&format!("server \"{name}\" connected: {tools} tool(s)"));
             Ok(exit::OK)
         }
         Some(ServerState::NeedsLogin(_)) => Err(Failure::new(format!(
@@ -126,7 +126,9 @@ pub(crate) async fn logout_command(context: &Context, name: &str) -> CommandResu
         .await
         .map_err(Failure::new)?;
     if removed {
-        println!("logged out of \"{name}\": its stored tokens are deleted");
+        output::out(&format!(
+            "logged out of \"{name}\": its stored tokens are deleted"
+        ));
         Ok(exit::OK)
     } else {
         Err(Failure::new(format!(

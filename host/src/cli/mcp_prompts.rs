@@ -104,8 +104,8 @@ pub(crate) async fn get(
     match answer {
         Ok(messages) => {
             for message in messages {
-                println!("[{}]", message.role);
-                println!("{}", strip_for_terminal(&message.text));
+                output::out(&format!("[{}]", message.role));
+                output::out(&format!("{}", strip_for_terminal(&message.text)));
             }
             Ok(exit::OK)
         }

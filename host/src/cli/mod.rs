@@ -182,7 +182,7 @@ fn init_tracing(verbose: u8) {
             && *metadata.level() > tracing::Level::INFO)
     });
     let layer = tracing_subscriber::fmt::layer()
-        .with_writer(std::io::stderr)
+        .with_writer(|| crate::redact::RedactingWriter::new(std::io::stderr()))
         .with_ansi(output::colour_enabled_on_stderr())
         .with_filter(filter.and(oauth_cap));
     let _ = tracing_subscriber::registry().with(layer).try_init();

@@ -1,9 +1,12 @@
 //! How the CLI writes: one-line errors with hints, warnings, tables and JSON; colour only on a
-//! terminal and never with NO_COLOR.
+//! terminal and never with NO_COLOR. Everything the CLI writes goes through here, and every line
+//! is redacted ([`crate::redact`]: no value a `${VAR}` expanded to is ever shown). JSON is
+//! escaped for the terminal the way text is stripped ([`json_text`]).
 
 use std::io::IsTerminal;
 
 use crate::gate::sanitise_for_terminal;
+use crate::redact::redact;
 
 fn colour_allowed() -> bool {
     std::env::var_os("NO_COLOR").is_none_or(|value| value.is_empty())
@@ -30,10 +33,10 @@ fn paint(text: &str, code: &str, enabled: bool) -> String {
 /// `error: …` and an optional `hint: …` on stderr.
 pub(crate) fn error_line(message: &str, hint: Option<&str>) {
     let colour = colour_enabled_on_stderr();
-    let message = sanitise_for_terminal(message, 4_000);
+    let message = sanitise_for_terminal(&redact(message), 4_000);
     eprintln!("{} {message}", paint("error:", "31;1", colour));
     if let Some(hint) = hint {
-        let hint = sanitise_for_terminal(hint, 1_000);
+        let hint = sanitise_for_terminal(&redact(hint), 1_000);
         eprintln!("{} {hint}", paint("hint:", "36", colour));
     }
 }
@@ -41,14 +44,24 @@ pub(crate) fn error_line(message: &str, hint: Option<&str>) {
 /// One line on stdout, sanitised: it may hold a path or a name a repository chose (an archive's
 /// folder name can carry escape sequences).
 pub(crate) fn say(message: &str) {
-    println!("{}", sanitise_for_terminal(message, 4_000));
+    println!("{}", sanitise_for_terminal(&redact(message), 4_000));
+}
+
+/// Text already made safe for the terminal (a tool's output, stripped), as it is, redacted.
+pub(crate) fn out(text: &str) {
+    println!("{}", redact(text));
+}
+
+/// One line on stderr (a notice, not a warning), redacted.
+pub(crate) fn note(text: &str) {
+    eprintln!("{}", redact(text));
 }
 
 /// `warning: …` on stderr, once per run: the same problem reached from two places (a settings
 /// file read by two loaders, a server reported by the registry and by its start-up) is one line.
 pub(crate) fn warning_line(message: &str) {
     static PRINTED: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
-    let message = sanitise_for_terminal(message, 4_000);
+    let message = sanitise_for_terminal(&redact(message), 4_000);
     {
         let mut printed = PRINTED.lock().unwrap_or_else(|p| p.into_inner());
         if printed.contains(&message) {
@@ -62,12 +75,36 @@ pub(crate) fn warning_line(message: &str) {
     );
 }
 
-/// Prints `value` as pretty JSON on stdout.
+/// Prints `value` as pretty JSON on stdout (redacted, and escaped by [`json_text`]).
 pub(crate) fn json(value: &serde_json::Value) {
-    println!(
-        "{}",
-        serde_json::to_string_pretty(value).expect("JSON values serialise")
-    );
+    println!("{}", json_text(&crate::redact::redact_json(value)));
+}
+
+/// `value` as pretty JSON in which every character the text output strips (C0 and C1 controls,
+/// DEL, the bidirectional overrides and isolates) is written as a `\uXXXX` escape: the same
+/// value for a JSON reader, nothing a terminal acts on.
+pub(crate) fn json_text(value: &serde_json::Value) -> String {
+    let text = serde_json::to_string_pretty(value).expect("JSON values serialise");
+    if !text.chars().any(escaped_in_json) {
+        return text;
+    }
+    let mut out = String::with_capacity(text.len() + 16);
+    for c in text.chars() {
+        if escaped_in_json(c) {
+            // Only inside strings (JSON's own syntax is ASCII without controls), all in the BMP.
+            out.push_str(&format!("\\u{:04x}", c as u32));
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// What [`json_text`] escapes: what `strip_controls` drops, except the newline and tab that
+/// serde_json already escapes.
+fn escaped_in_json(c: char) -> bool {
+    (c.is_control() && c != '\n' && c != '\t' && c != '\r')
+        || earshot_terminal_text::is_bidi_override(c)
 }
 
 /// A plain table: a header row and aligned columns; every cell sanitised for the terminal.
@@ -76,7 +113,7 @@ pub(crate) fn table(header: &[&str], rows: &[Vec<String>]) {
         .iter()
         .map(|row| {
             row.iter()
-                .map(|cell| sanitise_for_terminal(cell, 400))
+                .map(|cell| sanitise_for_terminal(&redact(cell), 400))
                 .collect()
         })
         .collect();

@@ -153,7 +153,7 @@ async fn surface(host: &Host, query: &str) -> Result<(), Failure> {
                 .map(str::to_string)
         })
         .collect();
-    eprintln!("tool_search surfaced: {}", names.join(", "));
+    output::note(&format!("tool_search surfaced: {}", names.join(", ")));
     Ok(())
 }
 
@@ -164,9 +164,9 @@ async fn list(host: &Host, as_json: bool) -> CommandResult {
         return Ok(exit::OK);
     }
     if tools.is_empty() {
-        println!(
+        output::out(&format!(
             "no tools: nothing is loaded (see `earshot mcp list`, `earshot extensions list`, `earshot plugins list`)"
-        );
+        ));
         return Ok(exit::OK);
     }
     let rows: Vec<Vec<String>> = tools
@@ -206,9 +206,9 @@ async fn call(host: &Host, name: &str, input: &str) -> CommandResult {
                 output::warning_line(notice);
             }
             if let Some(title) = &result.title {
-                eprintln!("title: {}", strip_for_terminal(title));
+                output::note(&format!("title: {}", strip_for_terminal(title)));
             }
-            println!("{}", strip_for_terminal(&result.output));
+            output::out(&format!("{}", strip_for_terminal(&result.output)));
             if result.is_error {
                 Err(Failure::new(format!("{name} reported an error")).code(exit::TOOL_ERROR))
             } else {
@@ -229,7 +229,7 @@ async fn call(host: &Host, name: &str, input: &str) -> CommandResult {
             message,
             cause: FailureCause::ExtensionThrew { .. },
         }) => {
-            println!("{}", strip_for_terminal(&message));
+            output::out(&format!("{}", strip_for_terminal(&message)));
             Err(Failure::new(format!("{name} reported an error")).code(exit::TOOL_ERROR))
         }
         Err(error) => Err(Failure::new(error.to_string())),

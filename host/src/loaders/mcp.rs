@@ -31,7 +31,7 @@ pub fn load_mcp_tools(
     for status in servers.statuses() {
         use crate::mcp::ServerState;
         match &status.state {
-            ServerState::Connected { .. } => {
+            ServerState::Connected { .. } | ServerState::Unresponsive(_) => {
                 register_server_tools(servers, &status.name, validator, parser, registry)
             }
             ServerState::AwaitingTrust(explanation) => {

@@ -11,7 +11,7 @@ use rmcp::model::{
     CallToolRequest, CallToolRequestParams, CancelledNotification, CancelledNotificationParam,
     ClientRequest, GetPromptRequest, GetPromptRequestParams, ListPromptsRequest,
     ListResourceTemplatesRequest, ListResourcesRequest, ListToolsRequest, PaginatedRequestParams,
-    ReadResourceRequest, ReadResourceRequestParams, RequestId,
+    PingRequest, ReadResourceRequest, ReadResourceRequestParams, RequestId,
 };
 use rmcp::service::{Peer, PeerRequestOptions, RoleClient, RunningService, ServiceError};
 use serde_json::Value;
@@ -296,6 +296,9 @@ fn http_failure(text: &str) -> String {
     if let Some(at) = core.rfind(", when ") {
         core = &core[..at];
     }
+    if let Some(refused) = refused_redirect(core) {
+        return refused;
+    }
     if core.contains("error sending request") {
         return format!("{} (is it running and listening there?)", one_line(core));
     }
@@ -304,6 +307,13 @@ fn http_failure(text: &str) -> String {
             .into();
     }
     one_line(core)
+}
+
+/// The line for a request that met a redirect (see `http::http_client`), when `text` is one.
+fn refused_redirect(text: &str) -> Option<String> {
+    text.contains("error following redirect").then(|| {
+        "it answered with a redirect, which earshot does not follow for MCP servers (the server's headers would go to another address); set its url to the address it redirects to".to_string()
+    })
 }
 
 /// `text` on one line, without control characters, shortened: for text a server wrote.
@@ -510,6 +520,17 @@ impl Connection {
         self.request(request, timeout, "prompts/get").await
     }
 
+    /// Whether the server answers a `ping` within `timeout` (sent beside any request in flight).
+    pub async fn ping(&self, timeout: Duration) -> bool {
+        let request = ClientRequest::PingRequest(PingRequest::default());
+        tokio::time::timeout(
+            timeout + Duration::from_millis(500),
+            self.request(request, timeout, "ping"),
+        )
+        .await
+        .is_ok_and(|answer| answer.is_ok())
+    }
+
     /// Sends `request`, waits at most `timeout` for its answer, and returns the answer as JSON.
     /// A caller that stops waiting cancels it on the server.
     async fn request(
@@ -586,7 +607,10 @@ impl Connection {
                 *self.ended.lock().unwrap_or_else(|p| p.into_inner()) = Some(reason.clone());
                 CallFailure::Ended(reason)
             }
-            other => CallFailure::Refused(one_line(&other.to_string())),
+            other => {
+                let text = other.to_string();
+                CallFailure::Refused(refused_redirect(&text).unwrap_or_else(|| one_line(&text)))
+            }
         }
     }
 

@@ -9,7 +9,9 @@ pub struct ExpandError {
 }
 
 /// Replaces `${VAR}` and `${VAR:-default}` in `text` using `lookup`. `$` not followed by `{`, and
-/// a `${` with no closing `}`, are kept as written.
+/// a `${` with no closing `}`, are kept as written. Every value taken from `lookup` is
+/// remembered as a secret ([`crate::redact::remember`]), so it never appears in what earshot
+/// writes.
 ///
 /// # Errors
 /// [`ExpandError`] naming the first variable that is unset and has no default.
@@ -32,7 +34,10 @@ pub fn expand(text: &str, lookup: &dyn Fn(&str) -> Option<String>) -> Result<Str
             lookup(name).filter(|value| !value.is_empty() || default.is_none()),
             default,
         ) {
-            (Some(value), _) => out.push_str(&value),
+            (Some(value), _) => {
+                crate::redact::remember(name, &value);
+                out.push_str(&value);
+            }
             (None, Some(default)) => out.push_str(default),
             (None, None) => {
                 return Err(ExpandError {

@@ -1,5 +1,7 @@
 //! The streamable HTTP transport's parts: rmcp's client over reqwest (rustls with the ring
-//! provider), with the entry's headers and bounded response sizes.
+//! provider), with the entry's headers and bounded response sizes. Redirects are never followed:
+//! streamable HTTP needs none, and reqwest would carry every configured header but
+//! `Authorization` (an `X-Api-Key: ${KEY}`) to wherever the server redirects.
 
 use std::collections::{BTreeMap, HashMap};
 use std::time::Duration;
@@ -13,7 +15,13 @@ pub const MAX_HTTP_MESSAGE_BYTES: usize = 16 << 20;
 /// How long connecting to an HTTP server may take.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 
-/// The reqwest client of one HTTP server's session (rustls with the ring provider).
+/// What a request that met a redirect fails with (reqwest prefixes `error following redirect`).
+const REDIRECT_REFUSED: &str = "MCP requests do not follow redirects";
+
+/// The reqwest client of one HTTP server's session and of the login's probe, the only clients
+/// that send an entry's headers (rustls with the ring provider). A redirect fails the request
+/// before anything is sent to its target. (OAuth discovery and the token exchange go through
+/// rmcp's own client, which sends none of the entry's headers.)
 ///
 /// # Errors
 /// One line when the client cannot be built.
@@ -21,6 +29,9 @@ pub fn http_client() -> Result<reqwest::Client, String> {
     crate::tls::install_crypto_provider();
     reqwest::Client::builder()
         .connect_timeout(CONNECT_TIMEOUT)
+        .redirect(reqwest::redirect::Policy::custom(|attempt| {
+            attempt.error(REDIRECT_REFUSED)
+        }))
         .build()
         .map_err(|error| format!("could not build an HTTP client: {error}"))
 }

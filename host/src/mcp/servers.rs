@@ -1,7 +1,12 @@
 //! Every configured MCP server in one session: started concurrently, each under its own start-up
 //! timeout; calls serialised (never two at once, across all servers); a server that died is
 //! restarted once, with back-off, by the next call; a tool-list change is picked up on request.
+//! Every start after the first (a restart, a reconnect after a login or step-up) is admitted
+//! again from the settings files as they are on disk then, so a pull during a long session lapses
+//! the trust exactly as it would for a new session. A server whose call timed out is
+//! unresponsive: its calls fail at once, without taking the queue, until it answers a ping.
 
+use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -9,7 +14,7 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 use crate::runner::{CallError, FailureCause};
-use crate::settings::{Layer, Settings};
+use crate::settings::{Layer, ProjectPaths, Settings};
 
 use super::admission::{effective_entry, start_dir};
 use super::client_handler::EarshotClient;
@@ -101,7 +106,13 @@ pub enum ServerState {
     /// An HTTP server that answered with an authorization challenge; the text says which
     /// command logs in.
     NeedsLogin(String),
+    /// Connected, but its last call timed out and it has not answered a ping since: its calls
+    /// fail at once (without holding the other servers' calls) until it does. The text says so.
+    Unresponsive(String),
 }
+
+/// The longest a ping to an unresponsive server may take (at most its call timeout).
+pub const UNRESPONSIVE_PING_TIMEOUT: Duration = Duration::from_secs(2);
 
 /// The most scope step-ups (re-authorizations for a 403 `insufficient_scope`) per server in one
 /// session; a call gets at most one.
@@ -163,9 +174,23 @@ struct Slot {
     /// Held by a login or step-up for this server, so that two calls refused at once lead to
     /// one login.
     logging_in: tokio::sync::Mutex<()>,
+    /// Set when a call timed out on the connection it holds: why (cleared by a ping answered,
+    /// a call answered, or a new connection).
+    unresponsive: Mutex<Option<String>>,
 }
 
 impl Slot {
+    fn unresponsive(&self) -> Option<String> {
+        self.unresponsive
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
+    }
+
+    fn set_unresponsive(&self, why: Option<String>) {
+        *self.unresponsive.lock().unwrap_or_else(|p| p.into_inner()) = why;
+    }
+
     fn definition(&self) -> Option<&ServerDefinition> {
         self.entry.definition.as_ref().ok()
     }
@@ -251,6 +276,7 @@ impl Slot {
     }
 
     fn set(&self, live: Live) -> Option<Arc<Connection>> {
+        self.set_unresponsive(None);
         let old = std::mem::replace(
             &mut *self.live.lock().unwrap_or_else(|p| p.into_inner()),
             live,
@@ -287,6 +313,17 @@ pub struct McpServers {
     progress: ProgressSlot,
     /// How a step-up login opens its URL; none: a 403 `insufficient_scope` fails the call.
     step_up_browser: Mutex<Option<Browser>>,
+    /// What admitting a server again needs.
+    readmission: Readmission,
+}
+
+/// Where the session's settings files are, and every `${VAR}` their servers looked up at start
+/// with its value then, so that a server is admitted again before each later start from the
+/// files as they are on disk then.
+struct Readmission {
+    user_config_dir: Option<PathBuf>,
+    project: Option<ProjectPaths>,
+    variables: HashMap<String, Option<String>>,
 }
 
 impl McpServers {
@@ -319,7 +356,16 @@ impl McpServers {
         if options.end_servers_on_signals {
             super::process_group::end_all_groups_on_signals();
         }
-        let mut entries = read_servers(settings, env);
+        let looked_up: Mutex<HashMap<String, Option<String>>> = Mutex::new(HashMap::new());
+        let recording = |name: &str| {
+            let value = env(name);
+            looked_up
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .insert(name.to_string(), value.clone());
+            value
+        };
+        let mut entries = read_servers(settings, &recording);
         for server in session {
             if !entries.iter().any(|entry| entry.name == server.name) {
                 entries.push(server.entry());
@@ -339,6 +385,7 @@ impl McpServers {
                     step_ups: Mutex::new(0),
                     login_wanted: Mutex::new(None),
                     logging_in: tokio::sync::Mutex::new(()),
+                    unresponsive: Mutex::new(None),
                     cwd: start_dir(settings, &entry),
                     project_root: settings
                         .project
@@ -360,6 +407,11 @@ impl McpServers {
             elicitor: ElicitorSlot::default(),
             progress: ProgressSlot::default(),
             step_up_browser: Mutex::new(None),
+            readmission: Readmission {
+                user_config_dir: settings.user_config_dir.clone(),
+                project: settings.project.clone(),
+                variables: looked_up.into_inner().unwrap_or_else(|p| p.into_inner()),
+            },
         };
         servers.connect_admitted(progress).await;
         servers
@@ -472,9 +524,10 @@ impl McpServers {
                         tools,
                         took,
                     } => (
-                        match connection.ended() {
-                            Some(ending) => ServerState::Died(ending.sentence("")),
-                            None => ServerState::Connected {
+                        match (connection.ended(), slot.unresponsive()) {
+                            (Some(ending), _) => ServerState::Died(ending.sentence("")),
+                            (None, Some(why)) => ServerState::Unresponsive(why),
+                            (None, None) => ServerState::Connected {
                                 tools: tools.len(),
                                 took: *took,
                             },
@@ -724,13 +777,15 @@ impl McpServers {
         Send: Fn(Arc<Connection>, Duration) -> Answer,
         Answer: std::future::Future<Output = Result<Value, CallFailure>>,
     {
-        let mut one_at_a_time = Some(self.calls.lock().await);
         let unavailable = || FailureCause::ServerUnavailable {
             server: server.to_string(),
         };
         let slot = self.slot(server).ok_or_else(|| {
             CallError::failed(format!("no MCP server named \"{server}\""), unavailable())
         })?;
+        // Outside the queue: an unresponsive server costs the other servers' calls nothing.
+        self.answers_a_ping(slot).await?;
+        let mut one_at_a_time = Some(self.calls.lock().await);
         let mut notice = None;
         let connection = match self.live_connection(slot)? {
             Some(connection) => connection,
@@ -832,13 +887,21 @@ impl McpServers {
                     },
                 ))
             }
-            Err(failure @ CallFailure::TimedOut(_)) => Err(CallError::failed(
-                format!(
-                    "server \"{server}\" {failure} to {what}{}; raise mcp.callTimeoutSeconds or the server's callTimeout if it needs longer",
-                    connection.stderr_suffix()
-                ),
-                FailureCause::TimedOut { after: timeout },
-            )),
+            Err(failure @ CallFailure::TimedOut(_)) => {
+                if slot.holds(&connection) {
+                    slot.set_unresponsive(Some(format!(
+                        "its call to {what} timed out after {}",
+                        seconds(timeout)
+                    )));
+                }
+                Err(CallError::failed(
+                    format!(
+                        "server \"{server}\" {failure} to {what}{}; raise mcp.callTimeoutSeconds or the server's callTimeout if it needs longer",
+                        connection.stderr_suffix()
+                    ),
+                    FailureCause::TimedOut { after: timeout },
+                ))
+            }
             Err(failure) => Err(CallError::failed(
                 format!("server \"{server}\" {failure}"),
                 FailureCause::Transport {
@@ -846,6 +909,38 @@ impl McpServers {
                 },
             )),
         }
+    }
+
+    /// Nothing when `slot`'s server is not unresponsive, or when it answers a ping now (within
+    /// [`UNRESPONSIVE_PING_TIMEOUT`], at most its call timeout), which makes it responsive again.
+    /// A server that died meanwhile is left to the usual restart.
+    ///
+    /// # Errors
+    /// `server "NAME" is not answering: ...`, at once, without the call being sent.
+    async fn answers_a_ping(&self, slot: &Slot) -> Result<(), CallError> {
+        let Some(why) = slot.unresponsive() else {
+            return Ok(());
+        };
+        let Some(connection) = slot.current().filter(|c| c.ended().is_none()) else {
+            return Ok(());
+        };
+        let bound = UNRESPONSIVE_PING_TIMEOUT.min(slot.call_timeout(&self.options));
+        if connection.ping(bound).await {
+            if slot.holds(&connection) {
+                slot.set_unresponsive(None);
+            }
+            return Ok(());
+        }
+        let name = &slot.entry.name;
+        Err(CallError::failed(
+            format!(
+                "server \"{name}\" is not answering: {why}, and it did not answer a ping within {}; its calls fail at once until it answers one",
+                seconds(bound)
+            ),
+            FailureCause::ServerUnavailable {
+                server: name.clone(),
+            },
+        ))
     }
 
     /// The connection when the server is up; `None` when it died and may be restarted.
@@ -897,9 +992,11 @@ impl McpServers {
             Live::Down(ServerState::NeedsLogin(reason)) => {
                 Err(unavailable(format!("server \"{name}\" {reason}")))
             }
-            Live::Down(ServerState::Connected { .. } | ServerState::Starting) => {
-                Err(unavailable(format!("server \"{name}\" is not connected")))
-            }
+            Live::Down(
+                ServerState::Connected { .. }
+                | ServerState::Starting
+                | ServerState::Unresponsive(_),
+            ) => Err(unavailable(format!("server \"{name}\" is not connected"))),
         }
     }
 
@@ -960,6 +1057,8 @@ impl McpServers {
         {
             return Err(format!("server \"{server}\" is not started: {why}"));
         }
+        // The login sends the entry's headers: only for the definition as it is trusted now.
+        self.readmit(slot)?;
         let challenge = slot.wanted_challenge();
         let _one_login = slot.logging_in.lock().await;
         let scopes = self
@@ -1001,9 +1100,11 @@ impl McpServers {
         .map_err(|error| format!("could not log in to \"{name}\": {error}"))
     }
 
-    /// Connects `slot`'s server again (after a login) and marks its tools as replaced.
+    /// Connects `slot`'s server again (after a login) and marks its tools as replaced, once it
+    /// is admitted again (see [`McpServers::readmit`]).
     async fn reconnect(&self, slot: &Slot) -> Result<Arc<Connection>, String> {
         let name = &slot.entry.name;
+        self.readmit(slot)?;
         let definition = slot
             .definition()
             .ok_or_else(|| format!("server \"{name}\" cannot start"))?
@@ -1048,6 +1149,64 @@ impl McpServers {
         connection
     }
 
+    /// Admits `slot`'s server again before a start after the first: the settings files are read
+    /// again from disk (with the `${VAR}` values of the session's start), and the entry of its
+    /// name must still be the one this session started, with its trust (definition, digest,
+    /// record) still valid. Otherwise the server is left down, and the line says why as a new
+    /// session would (`changed since you trusted it ... run `earshot mcp trust NAME``).
+    ///
+    /// # Errors
+    /// `server "NAME" is not started: ...`.
+    fn readmit(&self, slot: &Slot) -> Result<(), String> {
+        if slot.entry.session_only {
+            // A client's session server is in no settings file and runs no process here.
+            return Ok(());
+        }
+        let name = &slot.entry.name;
+        let settings = Settings::load(
+            self.readmission.user_config_dir.as_deref(),
+            self.readmission.project.clone(),
+        );
+        let variables = &self.readmission.variables;
+        let lookup = |variable: &str| variables.get(variable).cloned().flatten();
+        let found = read_servers(&settings, &lookup)
+            .into_iter()
+            .find(|entry| entry.name == *name);
+        let (why, trust) = match found.map(|entry| effective_entry(&settings, entry)) {
+            None => (
+                "it is no longer configured in any settings file".to_string(),
+                false,
+            ),
+            // A definition that no longer expands is a failure, anything else a trust refusal.
+            Some((entry, Err(why))) => (why, entry.definition.is_ok()),
+            Some((entry, Ok(()))) => {
+                let same = entry.layer == slot.entry.layer
+                    && match (&entry.definition, &slot.entry.definition) {
+                        (Ok(now), Ok(then)) => now.canonical_json() == then.canonical_json(),
+                        _ => false,
+                    };
+                if same {
+                    return Ok(());
+                }
+                (
+                    "its definition changed during this session; start a new session to use it"
+                        .to_string(),
+                    false,
+                )
+            }
+        };
+        let line = format!("server \"{name}\" is not started: {why}");
+        let state = if trust {
+            ServerState::AwaitingTrust(why)
+        } else {
+            ServerState::Failed(why)
+        };
+        if let Some(old) = slot.set(Live::Down(state)) {
+            self.close_in_background(old);
+        }
+        Err(line)
+    }
+
     fn restart_allowed(&self, slot: &Slot) -> Result<(), String> {
         if *slot.restarted.lock().unwrap_or_else(|p| p.into_inner()) {
             Err("it was already restarted once in this session, so it stays down".into())
@@ -1087,6 +1246,14 @@ impl McpServers {
         let cwd = slot.cwd.clone();
         let handler = self.handler_for(slot);
         tokio::time::sleep(wait).await;
+        self.readmit(slot).map_err(|line| {
+            CallError::failed(
+                line,
+                FailureCause::ServerUnavailable {
+                    server: name.clone(),
+                },
+            )
+        })?;
         let result = connect(&definition, &cwd, handler, timeout, slot.oauth.as_ref()).await;
         match result {
             Ok(connected) => {

@@ -45,8 +45,11 @@ pub const MAX_REQUEST_BYTES: usize = 16 << 20;
 /// A [`ServeError`] when the handshake or the connection fails; the servers behind are ended
 /// either way.
 pub async fn serve_stdio(host: Arc<Host>) -> Result<(), ServeError> {
-    let transport = AsyncRwTransport::new_server(tokio::io::stdin(), tokio::io::stdout())
-        .with_max_line_length(MAX_REQUEST_BYTES);
+    let transport = AsyncRwTransport::new_server(
+        tokio::io::stdin(),
+        crate::redact::RedactingAsyncWriter::new(tokio::io::stdout()),
+    )
+    .with_max_line_length(MAX_REQUEST_BYTES);
     let served = EarshotServer::new(host.clone()).serve(transport).await;
     let result = match served {
         Ok(running) => running

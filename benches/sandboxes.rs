@@ -13,6 +13,7 @@ use std::time::{Duration, Instant};
 
 use earshot_host::gate::NonInteractivePrompter;
 use earshot_host::host::HostBuilder;
+use earshot_host::trust::CacheKey;
 use earshot_host::sandbox::{
     ComponentCache, McpOutputParser, SandboxEngine, SandboxLimits, SchemaValidator, ToolComponent,
 };
@@ -99,7 +100,7 @@ fn main() {
     }
     let engine = SandboxEngine::shared();
     let cache_dir = tempfile::tempdir().expect("temp dir");
-    let cache = ComponentCache::in_dir(cache_dir.path());
+    let cache = ComponentCache::in_dir(cache_dir.path(), CacheKey::ephemeral());
 
     println!("| measurement | sandboxed | baseline | ratio |");
     println!("|---|---|---|---|");
@@ -194,7 +195,7 @@ fn main() {
     for _ in 0..5 {
         let dir = fresh.next().expect("five dirs");
         black_box(
-            SchemaValidator::new(&engine, &ComponentCache::in_dir(dir.path())).expect("validator"),
+            SchemaValidator::new(&engine, &ComponentCache::in_dir(dir.path(), CacheKey::ephemeral())).expect("validator"),
         );
     }
     let from_precompiled = started.elapsed() / 5;

@@ -18,7 +18,7 @@ mod record;
 mod source;
 
 pub use grants::{RuleFile, allow_rule_signed, write_rule};
-pub use key::{KEY_FILE, TrustError, TrustKey};
+pub use key::{CacheKey, KEY_FILE, TrustError, TrustKey};
 pub use record::{RecordError, TrustState, record_trust, remove_trust, trust_state};
 pub use source::{TrustSourceError, current_digest, trust_source};
 

@@ -13,11 +13,11 @@ use std::time::{Duration, Instant};
 
 use earshot_host::gate::NonInteractivePrompter;
 use earshot_host::host::HostBuilder;
-use earshot_host::trust::CacheKey;
 use earshot_host::sandbox::{
     ComponentCache, McpOutputParser, SandboxEngine, SandboxLimits, SchemaValidator, ToolComponent,
 };
 use earshot_host::settings::{ProjectPaths, Settings};
+use earshot_host::trust::CacheKey;
 use serde_json::{Value, json};
 
 /// Median time per call of `f`, over `batches` batches sized to take about 20 ms each.
@@ -195,7 +195,11 @@ fn main() {
     for _ in 0..5 {
         let dir = fresh.next().expect("five dirs");
         black_box(
-            SchemaValidator::new(&engine, &ComponentCache::in_dir(dir.path(), CacheKey::ephemeral())).expect("validator"),
+            SchemaValidator::new(
+                &engine,
+                &ComponentCache::in_dir(dir.path(), CacheKey::ephemeral()),
+            )
+            .expect("validator"),
         );
     }
     let from_precompiled = started.elapsed() / 5;

@@ -14,9 +14,9 @@ mod fixtures;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use earshot_host::trust::CacheKey;
 use earshot_host::sandbox::{ComponentCache, SandboxEngine, SandboxLimits, ToolComponent};
 use earshot_host::serve::EarshotServer;
+use earshot_host::trust::CacheKey;
 use earshot_host::{HostBuilder, ProjectPaths, Settings};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, JsonObject,

@@ -305,14 +305,21 @@ mod tests {
         // An attacker who can write the cache but not read the key: a changed body with its
         // plain BLAKE3 (the old format) and its plain SHA-256 recomputed.
         let text = std::fs::read_to_string(&entry).unwrap();
-        let body = text.split_once('\n').unwrap().1.replace("./a.ts", "./evil.ts");
+        let body = text
+            .split_once('\n')
+            .unwrap()
+            .1
+            .replace("./a.ts", "./evil.ts");
         for forged in [
             blake3::hash(body.as_bytes()).to_hex().to_string(),
             hex::encode(Sha256::digest(body.as_bytes())),
         ] {
             std::fs::write(&entry, format!("{forged}\n{body}")).unwrap();
             let again = cache.analyse(Path::new("m.ts"), SOURCE).unwrap();
-            assert_eq!(again.imports, first.imports, "the forged entry was not used");
+            assert_eq!(
+                again.imports, first.imports,
+                "the forged entry was not used"
+            );
             assert!(
                 !std::fs::read_to_string(&entry).unwrap().contains("evil"),
                 "rebuilt"
@@ -335,7 +342,10 @@ mod tests {
             stranger.analyse(Path::new("m.ts"), SOURCE).unwrap().imports,
             first.imports
         );
-        assert!(read_verified(&entry, &key()).is_none(), "rewritten under the other key");
+        assert!(
+            read_verified(&entry, &key()).is_none(),
+            "rewritten under the other key"
+        );
     }
 
     #[test]

@@ -28,7 +28,8 @@ pub fn unmatchable_rules(
         let Ok((kind, pattern)) = parse_rule(&rule.text) else {
             continue;
         };
-        if let Some(why) = literal_problem(kind, pattern).or_else(|| case_problem(kind, pattern, sources))
+        if let Some(why) =
+            literal_problem(kind, pattern).or_else(|| case_problem(kind, pattern, sources))
         {
             found.push((index, why));
         }
@@ -78,9 +79,10 @@ fn case_problem(
     }
     let other_case = names.iter().find(|name| any_case.is_match(name))?;
     Some(format!(
-        "can match no tool here: no {} is named \"{}\", but \"{other_case}\" is (rules are case-sensitive)",
+        "can match no tool here: no {} is named \"{}\", but \"{}\" is (rules are case-sensitive)",
         kind.noun(),
-        sanitise_for_terminal(source_part, 100)
+        sanitise_for_terminal(source_part, 100),
+        sanitise_for_terminal(other_case, 100)
     ))
 }
 

@@ -166,7 +166,7 @@ pub enum RecordError {
 }
 
 /// Records that the user trusts `kind`/`name` as it is now (`digest`), signs the record, and
-/// keeps `.earshot/settings.local.json` out of git (see [`edit_local_file`]).
+/// keeps `.earshot/settings.local.json` out of git first (its lines last in `.earshot/.gitignore`).
 ///
 /// # Errors
 /// A [`RecordError`] when the key or a file cannot be used.

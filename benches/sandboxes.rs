@@ -17,6 +17,7 @@ use earshot_host::sandbox::{
     ComponentCache, McpOutputParser, SandboxEngine, SandboxLimits, SchemaValidator, ToolComponent,
 };
 use earshot_host::settings::{ProjectPaths, Settings};
+use earshot_host::trust::CacheKey;
 use serde_json::{Value, json};
 
 /// Median time per call of `f`, over `batches` batches sized to take about 20 ms each.
@@ -99,7 +100,7 @@ fn main() {
     }
     let engine = SandboxEngine::shared();
     let cache_dir = tempfile::tempdir().expect("temp dir");
-    let cache = ComponentCache::in_dir(cache_dir.path());
+    let cache = ComponentCache::in_dir(cache_dir.path(), CacheKey::ephemeral());
 
     println!("| measurement | sandboxed | baseline | ratio |");
     println!("|---|---|---|---|");
@@ -194,7 +195,11 @@ fn main() {
     for _ in 0..5 {
         let dir = fresh.next().expect("five dirs");
         black_box(
-            SchemaValidator::new(&engine, &ComponentCache::in_dir(dir.path())).expect("validator"),
+            SchemaValidator::new(
+                &engine,
+                &ComponentCache::in_dir(dir.path(), CacheKey::ephemeral()),
+            )
+            .expect("validator"),
         );
     }
     let from_precompiled = started.elapsed() / 5;

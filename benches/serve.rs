@@ -16,6 +16,7 @@ use std::time::{Duration, Instant};
 
 use earshot_host::sandbox::{ComponentCache, SandboxEngine, SandboxLimits, ToolComponent};
 use earshot_host::serve::EarshotServer;
+use earshot_host::trust::CacheKey;
 use earshot_host::{HostBuilder, ProjectPaths, Settings};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, JsonObject,
@@ -127,7 +128,7 @@ fn main() {
     std::fs::create_dir_all(config.join("plugins")).unwrap();
     std::fs::create_dir_all(&project).unwrap();
     std::fs::copy(fixtures::hello_wasm(), config.join("plugins/hello.wasm")).unwrap();
-    let cache = ComponentCache::in_dir(dir.path().join("cache"));
+    let cache = ComponentCache::in_dir(dir.path().join("cache"), CacheKey::ephemeral());
     let settings = Settings::load(
         Some(&config),
         Some(ProjectPaths::new(project.canonicalize().unwrap())),

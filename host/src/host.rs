@@ -220,7 +220,7 @@ impl HostBuilder {
         } = self;
         let engine = engine.unwrap_or_else(SandboxEngine::shared);
         let cache = cache.unwrap_or_else(|| match &settings.user_config_dir {
-            Some(dir) => ComponentCache::in_dir(dir.join("cache").join("components")),
+            Some(dir) => ComponentCache::for_config_dir(dir),
             None => ComponentCache::disabled(),
         });
         let env: EnvLookup = env.unwrap_or_else(|| Arc::new(|name: &str| std::env::var(name).ok()));

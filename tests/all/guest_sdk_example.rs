@@ -62,6 +62,60 @@ fn a_second_load_comes_from_the_cache_and_a_damaged_entry_is_recompiled() {
     assert_eq!(fourth.readiness(), CacheOutcome::Hit);
 }
 
+#[test]
+fn an_entry_rewritten_with_a_plain_digest_or_copied_from_another_component_is_not_run() {
+    let engine = SandboxEngine::shared();
+    let hello = std::fs::read(hello_wasm()).expect("built component");
+    let (dir, cache) = temp_cache();
+    ToolComponent::load(&engine, &cache, "hello", &hello, TIGHT).expect("first load");
+    let entry = find_cwasm(dir.path()).expect("a cached .cwasm");
+    let digest_file = entry.with_extension("blake3");
+    // The host's own validator component is another valid entry beside it.
+    earshot_host::sandbox::SchemaValidator::new(&engine, &cache).expect("the validator loads");
+    let other_entry = std::fs::read_dir(entry.parent().unwrap())
+        .unwrap()
+        .map(|found| found.unwrap().path())
+        .find(|path| path.extension().is_some_and(|ext| ext == "cwasm") && *path != entry)
+        .expect("the other entry");
+
+    // Someone who can write the cache but not read the key puts the other component's code in
+    // hello's place, with its plain BLAKE3 (the old format) or SHA-256 recomputed, or with the
+    // other entry's own valid digest file.
+    let code = std::fs::read(&other_entry).unwrap();
+    let forgeries = [
+        blake3::hash(&code).to_hex().to_string(),
+        {
+            use sha2::Digest;
+            hex::encode(sha2::Sha256::digest(&code))
+        },
+        std::fs::read_to_string(other_entry.with_extension("blake3")).unwrap(),
+    ];
+    for forged in forgeries {
+        std::fs::write(&entry, &code).unwrap();
+        std::fs::write(&digest_file, &forged).unwrap();
+        let loaded = ToolComponent::load(&engine, &cache, "hello", &hello, TIGHT).expect("loads");
+        assert_eq!(
+            loaded.readiness(),
+            CacheOutcome::Compiled,
+            "refused and rebuilt"
+        );
+        assert_eq!(loaded.tools()[0].name, "greet", "hello's own code runs");
+        let again = ToolComponent::load(&engine, &cache, "hello", &hello, TIGHT).expect("loads");
+        assert_eq!(
+            again.readiness(),
+            CacheOutcome::Hit,
+            "the rebuilt entry verifies"
+        );
+    }
+    // An entry made under another user's key does not verify under this one.
+    let stranger = earshot_host::sandbox::ComponentCache::in_dir(
+        dir.path().join("components"),
+        earshot_host::trust::CacheKey::ephemeral(),
+    );
+    let loaded = ToolComponent::load(&engine, &stranger, "hello", &hello, TIGHT).expect("loads");
+    assert_eq!(loaded.readiness(), CacheOutcome::Compiled);
+}
+
 fn find_cwasm(dir: &std::path::Path) -> Option<std::path::PathBuf> {
     for entry in std::fs::read_dir(dir).ok()? {
         let path = entry.ok()?.path();

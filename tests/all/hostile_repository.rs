@@ -219,20 +219,25 @@ fn trust_refuses_a_gitignore_that_is_a_link_and_copies_nothing_into_the_project(
     );
     let secret = sandbox.dir.path().join("secret.env");
     std::fs::write(&secret, "TOKEN=hunter2\n").unwrap();
+    // The ignore file earshot writes is `.earshot/.gitignore`; the root one is only read, and
+    // as git does, a link there counts as absent (never followed).
+    std::os::unix::fs::symlink(&secret, sandbox.project().join(".earshot/.gitignore")).unwrap();
     std::os::unix::fs::symlink(&secret, sandbox.project().join(".gitignore")).unwrap();
     let (code, _, stderr) = sandbox.run(&["plugins", "trust", "hello"]);
     assert_eq!(code, 1, "{stderr}");
     assert!(
-        stderr.contains(".gitignore is a symbolic link") && stderr.contains("remove it"),
+        stderr.contains(".earshot/.gitignore is a symbolic link") && stderr.contains("remove it"),
         "{stderr}"
     );
-    assert!(
-        std::fs::symlink_metadata(sandbox.project().join(".gitignore"))
-            .unwrap()
-            .file_type()
-            .is_symlink(),
-        "the link was not replaced by a copy of its target"
-    );
+    for link in [".earshot/.gitignore", ".gitignore"] {
+        assert!(
+            std::fs::symlink_metadata(sandbox.project().join(link))
+                .unwrap()
+                .file_type()
+                .is_symlink(),
+            "the link {link} was not replaced by a copy of its target"
+        );
+    }
     assert_eq!(std::fs::read_to_string(&secret).unwrap(), "TOKEN=hunter2\n");
     assert!(
         !sandbox

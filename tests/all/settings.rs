@@ -223,3 +223,163 @@ fn a_settings_path_that_is_not_a_regular_file_is_reported_not_read() {
         "{stderr}"
     );
 }
+
+/// The same deny list written twice in one object, or a second `permissions` block, at the top
+/// and deeper: each a way JSON would keep only the last and drop the first one's deny rules.
+const REPEATS: &[(&str, &str, usize)] = &[
+    (
+        "{\n  \"permissions\": {\"deny\": [\"Mcp(gh__delete_repo)\"]},\n  \"permissions\": {\"ask\": []}\n}\n",
+        "permissions",
+        3,
+    ),
+    (
+        "{\"permissions\": {\n  \"deny\": [\"Mcp(gh__delete_repo)\"],\n  \"deny\": []\n}}\n",
+        "permissions.deny",
+        3,
+    ),
+    (
+        "{\"permissions\": {\"deny\": [\"Mcp(gh__delete_repo)\"]},\n \"mcpServers\": {\"x\": {\"env\": {\"A\": \"1\", \"A\": \"2\"}}}}\n",
+        "mcpServers.x.env.A",
+        2,
+    ),
+];
+
+#[test]
+fn a_repeated_key_in_any_settings_file_is_refused_like_a_parse_error() {
+    for file in ["user", "project", "local"] {
+        for (text, key, line) in REPEATS {
+            let sandbox = Sandbox::new();
+            let path = match file {
+                "user" => sandbox.config().join("settings.json"),
+                "project" => sandbox.project().join(".earshot/settings.json"),
+                _ => sandbox.project().join(".earshot/settings.local.json"),
+            };
+            std::fs::write(&path, text).unwrap();
+            // Another file's rules still load; the allow rule the repeat could have denied is
+            // suspended.
+            let other = if file == "user" {
+                sandbox.project().join(".earshot/settings.json")
+            } else {
+                sandbox.config().join("settings.json")
+            };
+            std::fs::write(&other, r#"{"permissions": {"deny": ["Mcp(gh__other)"]}}"#).unwrap();
+            let (code, _, _) = sandbox.run(&["permissions", "allow", "-s", "user", "Mcp(gh__*)"]);
+            if file == "user" {
+                // The user's own file is never rewritten while it repeats a key.
+                assert_eq!(code, 1, "{file} {key}");
+                assert_eq!(&std::fs::read_to_string(&path).unwrap(), text);
+                std::fs::write(sandbox.config().join("settings.json"), text).unwrap();
+            } else {
+                assert_eq!(code, 0, "{file} {key}");
+            }
+            let expected = format!("{}:{line}:", path.display());
+            let (code, stdout, stderr) = sandbox.run(&["permissions", "list"]);
+            assert_eq!(code, 0, "{stderr}");
+            let report = format!("the key \"{key}\" appears twice");
+            for shown in [&stdout, &stderr] {
+                assert!(
+                    shown
+                        .lines()
+                        .any(|row| row.contains(&expected) && row.contains(&report)),
+                    "{file} {key}: {shown}"
+                );
+            }
+            assert!(
+                stdout.contains("Mcp(gh__other)"),
+                "{file}: the other file loads: {stdout}"
+            );
+            assert!(!stdout.contains("Mcp(gh__delete_repo)"), "{file}: {stdout}");
+            let (_, stdout, stderr) =
+                sandbox.run(&["permissions", "check", "Mcp(gh__delete_repo)"]);
+            assert!(
+                stdout.starts_with("Mcp(gh__delete_repo): ask by default"),
+                "{file} {key}: not allowed while the deny may be lost: {stdout}"
+            );
+            assert!(stderr.contains("allow rules are suspended"), "{stderr}");
+        }
+    }
+}
+
+#[test]
+fn a_local_file_with_a_repeated_key_is_never_rewritten_and_add_json_refuses_one() {
+    let sandbox = Sandbox::new();
+    let text = REPEATS[1].0;
+    sandbox.write(".earshot/settings.local.json", text);
+    let (code, _, stderr) = sandbox.run(&["permissions", "deny", "Mcp(x__y)"]);
+    assert_eq!(code, 1, "{stderr}");
+    assert!(
+        stderr.contains("refusing to rewrite it") && stderr.contains("appears twice"),
+        "{stderr}"
+    );
+    assert_eq!(sandbox.read(".earshot/settings.local.json"), text);
+
+    let sandbox = Sandbox::new();
+    let (code, _, stderr) = sandbox.run(&[
+        "mcp",
+        "add-json",
+        "-s",
+        "user",
+        "x",
+        r#"{"command": "python3", "env": {"TOKEN": "a"}, "env": {}}"#,
+    ]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("the key \"env\" appears twice"), "{stderr}");
+    assert!(
+        !sandbox.config().join("settings.json").exists(),
+        "nothing was written"
+    );
+}
+
+#[test]
+fn a_deny_or_ask_rule_that_can_match_no_tool_is_a_warning_that_suspends_nothing() {
+    let sandbox = Sandbox::new();
+    sandbox.user_settings(serde_json::json!({
+        "mcpServers": {"demo": crate::common::fixture_server("env_dump.py", &[])},
+        "permissions": {"allow": ["Mcp(demo__env)"]},
+    }));
+    sandbox.write(
+        ".earshot/settings.json",
+        serde_json::json!({"permissions": {
+            "deny": ["Mcp(demo_echo)", "Mcp(Demo__*)", "Mcp(demo__cwd)"],
+            "ask": ["Mcp(DEMO__env)"],
+        }})
+        .to_string(),
+    );
+    let (code, stdout, stderr) = sandbox.run(&["permissions", "list"]);
+    assert_eq!(code, 0, "{stderr}");
+    for rule in ["Mcp(demo_echo)", "Mcp(Demo__*)", "Mcp(DEMO__env)"] {
+        let row = stdout.lines().find(|row| row.contains(rule)).unwrap();
+        assert!(row.contains("in force, but can match no tool"), "{row}");
+        assert!(
+            stderr.lines().any(|line| line.starts_with("warning: ")
+                && line.contains(rule)
+                && line.contains("protects nothing")),
+            "{rule}: {stderr}"
+        );
+    }
+    assert!(
+        stderr.contains("but \"demo\" is (rules are case-sensitive)"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("two underscores"), "{stderr}");
+    let well_formed = stdout
+        .lines()
+        .find(|row| row.contains("Mcp(demo__cwd)"))
+        .unwrap();
+    assert!(well_formed.ends_with("in force"), "{well_formed}");
+    let (_, json_out, _) = sandbox.run(&["permissions", "list", "--json"]);
+    let listed: serde_json::Value = serde_json::from_str(&json_out).unwrap();
+    let warned = listed["rules"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|rule| rule["warning"].is_string())
+        .count();
+    assert_eq!(warned, 3, "{listed}");
+    // Nothing is suspended: the user's allow rule still decides, and the same warning is there
+    // at the start of any other command.
+    let (_, stdout, stderr) = sandbox.run(&["permissions", "check", "Mcp(demo__env)"]);
+    assert!(stdout.starts_with("Mcp(demo__env): allow"), "{stdout}");
+    assert!(!stderr.contains("suspended"), "{stderr}");
+    assert!(stderr.contains("Mcp(demo_echo)"), "{stderr}");
+}

@@ -48,9 +48,9 @@ fn untrusted_until_trusted_and_trust_is_recorded_signed_and_ignored_by_git() {
     assert_eq!(record["signature"].as_str().unwrap().len(), 64);
     assert!(
         sandbox
-            .read(".gitignore")
+            .read(".earshot/.gitignore")
             .lines()
-            .any(|line| line == ".earshot/settings.local.json")
+            .any(|line| line == "/settings.local.json")
     );
 
     // The key was created for this user only.

@@ -207,8 +207,14 @@ impl State {
             end_servers_on_signals: self.config.end_servers_on_signals,
             ..McpOptions::from_settings(&settings)
         };
-        let settings_problems: Vec<String> =
-            settings.problems.iter().map(ToString::to_string).collect();
+        let settings_problems: Vec<String> = settings
+            .problems
+            .iter()
+            .map(ToString::to_string)
+            .chain(crate::gate::rule_warnings(&settings, &|name| {
+                std::env::var(name).ok()
+            }))
+            .collect();
         let built = HostBuilder::new(settings)
             .cache(self.config.cache.clone())
             .mcp_options(options)

@@ -2,7 +2,7 @@
 
 use std::path::Path;
 
-use crate::gate::Gate;
+use crate::gate::{Gate, rule_warnings};
 use crate::paths::user_config_dir;
 use crate::settings::{ProjectPaths, Settings, find_project_root};
 
@@ -15,7 +15,7 @@ pub(crate) struct Context {
 
 impl Context {
     /// Finds the project (from `--project` or the working directory) and loads every layer,
-    /// reporting settings problems on stderr.
+    /// reporting settings problems, and deny or ask rules that can match no tool, on stderr.
     pub fn new(project: Option<&Path>) -> Result<Context, String> {
         let config_dir = user_config_dir();
         let root = match project {
@@ -35,6 +35,9 @@ impl Context {
         let settings = Settings::load(config_dir.as_deref(), Some(ProjectPaths::new(root)));
         for problem in &settings.problems {
             output::warning_line(&problem.to_string());
+        }
+        for warning in rule_warnings(&settings, &Context::env) {
+            output::warning_line(&warning);
         }
         Ok(Context { settings })
     }

@@ -11,7 +11,10 @@ use crate::mcp::{
 };
 use crate::names::{SourceKind, check_source_name};
 use crate::sandbox::ComponentCache;
-use crate::settings::{Layer, Settings, edit_project_settings, edit_settings};
+use crate::settings::{
+    Layer, ProjectPaths, Settings, edit_project_settings, edit_settings,
+    ensure_local_files_ignored, from_str_refusing_duplicates,
+};
 use crate::trust::{record_trust, record_written, remove_trust};
 
 use super::progress::ProgressLine;
@@ -187,7 +190,8 @@ pub(crate) async fn run(context: &Context, command: McpCommand) -> CommandResult
         McpCommand::Login { name } => super::mcp_login::login_command(context, &name).await,
         McpCommand::Logout { name } => super::mcp_login::logout_command(context, &name).await,
         McpCommand::AddJson { scope, name, json } => {
-            let definition: serde_json::Value = serde_json::from_str(&json).map_err(|error| {
+            // A repeated key is refused as in a settings file: it would drop an `env` or header.
+            let definition = from_str_refusing_duplicates(&json).map_err(|error| {
                 Failure::new(format!("the definition of \"{name}\" is not JSON: {error}"))
                     .code(exit::USAGE)
             })?;
@@ -305,12 +309,20 @@ fn file_of(
     })
 }
 
-/// Edits one settings file: symbolic links refused inside the project.
+/// Edits one settings file: symbolic links refused inside the project, and the local file (which
+/// can hold tokens) never written unless git ignores it.
 fn edit_file(
     path: &std::path::Path,
     root: Option<&std::path::Path>,
     change: impl FnOnce(&mut serde_json::Value),
 ) -> Result<(), Failure> {
+    if let Some(root) = root {
+        let project = ProjectPaths::new(root.to_path_buf());
+        if path == project.local_settings() {
+            ensure_local_files_ignored(&project)
+                .map_err(|error| Failure::new(error.to_string()))?;
+        }
+    }
     match root {
         Some(root) => edit_project_settings(root, path, change),
         None => edit_settings(path, change),

@@ -3,7 +3,10 @@
 use clap::Subcommand;
 use serde_json::json;
 
-use crate::gate::{DecidedBy, Effect, OTHER_TOOL, ToolRequest, parse_rule, sanitise_for_terminal};
+use crate::gate::{
+    DecidedBy, Effect, OTHER_TOOL, ToolRequest, parse_rule, sanitise_for_terminal, source_names,
+    unmatchable_rules,
+};
 use crate::mcp::read_servers;
 use crate::names::{SourceKind, ToolId};
 use crate::sources::{find_components, find_extensions};
@@ -198,20 +201,57 @@ fn source_kind_of(context: &Context, source: &str) -> Option<SourceKind> {
 fn list(context: &Context, as_json: bool) -> CommandResult {
     let gate = context.gate();
     let rules = gate.rules().rules();
+    let settings = &context.settings;
+    let unmatchable = unmatchable_rules(rules, &|kind| source_names(settings, &Context::env, kind));
+    let warning_of = |index: usize| {
+        unmatchable
+            .iter()
+            .find(|(at, _)| *at == index)
+            .map(|(_, why)| why.clone())
+    };
     if as_json {
-        output::json(&json!({ "rules": rules }));
+        let listed: Vec<serde_json::Value> = rules
+            .iter()
+            .enumerate()
+            .map(|(index, rule)| {
+                let mut value = json!(rule);
+                if let Some(why) = warning_of(index) {
+                    value["warning"] = why.into();
+                }
+                value
+            })
+            .collect();
+        let problems: Vec<String> = settings.problems.iter().map(ToString::to_string).collect();
+        output::json(&json!({ "rules": listed, "problems": problems }));
         return Ok(exit::OK);
     }
-    if rules.is_empty() {
+    // A file that does not parse contributes no rule, so what is wrong with it is part of the
+    // list: it may have held deny rules.
+    for problem in &settings.problems {
         println!(
-            "no permission rules: every tool call asks (read-only extension and plugin tools run without asking)"
+            "settings problem: {}",
+            sanitise_for_terminal(&problem.to_string(), 1000)
         );
+    }
+    if rules.is_empty() {
+        if settings.problems.is_empty() {
+            println!(
+                "no permission rules: every tool call asks (read-only extension and plugin tools run without asking)"
+            );
+        } else {
+            println!("no permission rules were read: every tool call asks");
+        }
         return Ok(exit::OK);
     }
     let rows: Vec<Vec<String>> = [Effect::Deny, Effect::Allow, Effect::Ask]
         .iter()
-        .flat_map(|effect| rules.iter().filter(move |rule| rule.effect == *effect))
-        .map(|rule| {
+        .flat_map(|effect| {
+            rules
+                .iter()
+                .enumerate()
+                .filter(move |(_, rule)| rule.effect == *effect)
+        })
+        .map(|(index, rule)| {
             vec![
                 rule.effect.key().to_string(),
                 sanitise_for_terminal(&rule.text, 200),
@@ -220,12 +260,17 @@ fn list(context: &Context, as_json: bool) -> CommandResult {
                     rule.origin.path.display(),
                     rule.origin.layer.as_str()
                 ),
-                rule.not_in_force
-                    .clone()
-                    .unwrap_or_else(|| "in force".into()),
+                match (&rule.not_in_force, warning_of(index)) {
+                    (Some(why), _) => why.clone(),
+                    (None, Some(warning)) => format!("in force, but {warning}"),
+                    (None, None) => "in force".into(),
+                },
             ]
         })
         .collect();
     output::table(&["EFFECT", "RULE", "FILE", "STATUS"], &rows);
+    if let Some(why) = gate.rules().suspension() {
+        println!("allow rules are {}", sanitise_for_terminal(why, 1000));
+    }
     Ok(exit::OK)
 }

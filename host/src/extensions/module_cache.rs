@@ -2,8 +2,10 @@
 //! stripped once is never parsed by oxc again until it changes.
 //!
 //! An entry is `<dir>/<build fingerprint>/<sha256 of source type and text>.json`: its first line
-//! is the BLAKE3 digest of the rest, checked on every read, so a truncated or altered entry is
-//! stripped again rather than run. The fingerprint covers earshot's version, oxc's version and the
+//! is the keyed BLAKE3 digest of the entry's name and the rest, under a key derived from the
+//! user's trust key ([`CacheKey`]), checked on every read, so a truncated or altered entry is
+//! stripped again rather than run, also when whoever altered it recomputed a plain digest or
+//! copied another file's valid entry in its place (they cannot read the key). The fingerprint covers earshot's version, oxc's version and the
 //! text of the code that strips, lists imports and guards the parser, so an entry written by other
 //! code is never read. Only files that stripped cleanly are kept; a file with an error is parsed
 //! again each time, so its message is always today's.
@@ -20,11 +22,13 @@ use sha2::{Digest, Sha256};
 use super::strip::{Analysis, StrippedModule, analyse};
 use crate::settings::Settings;
 use crate::sources::source_type_of;
+use crate::trust::CacheKey;
 
-/// Where stripped modules are kept. `None` keeps nothing (every load strips).
+/// Where stripped modules are kept, and the key of their digests. `None` keeps nothing (every
+/// load strips).
 #[derive(Debug, Clone, Default)]
 pub struct ModuleCache {
-    dir: Option<PathBuf>,
+    dir: Option<(PathBuf, CacheKey)>,
 }
 
 /// What an entry holds.
@@ -35,19 +39,26 @@ struct Entry {
 }
 
 impl ModuleCache {
-    /// A cache under `dir` (created on first store).
-    pub fn in_dir(dir: impl Into<PathBuf>) -> ModuleCache {
+    /// A cache under `dir` (created on first store) whose entries are digested under `key`.
+    pub fn in_dir(dir: impl Into<PathBuf>, key: CacheKey) -> ModuleCache {
         ModuleCache {
-            dir: Some(dir.into()),
+            dir: Some((dir.into(), key)),
         }
     }
 
     /// The cache of the settings' user: `<user config dir>/cache/modules`, beside the compiled
-    /// components; none when there is no user config dir.
+    /// components, keyed by their trust key (created when there is none yet); none when there
+    /// is no user config dir or the key is unusable (logged).
     pub fn for_settings(settings: &Settings) -> ModuleCache {
-        match &settings.user_config_dir {
-            Some(dir) => ModuleCache::in_dir(dir.join("cache").join("modules")),
-            None => ModuleCache::disabled(),
+        let Some(dir) = &settings.user_config_dir else {
+            return ModuleCache::disabled();
+        };
+        match CacheKey::for_user(dir, "modules") {
+            Ok(key) => ModuleCache::in_dir(dir.join("cache").join("modules"), key),
+            Err(error) => {
+                tracing::warn!(%error, "stripped modules are not cached");
+                ModuleCache::disabled()
+            }
         }
     }
 
@@ -62,10 +73,10 @@ impl ModuleCache {
     /// # Errors
     /// As [`analyse`]: the file is refused before parsing, or the parser failed.
     pub fn analyse(&self, path: &Path, source: &str) -> Result<Analysis, String> {
-        let Some(entry_path) = self.entry_path(path, source) else {
+        let Some((entry_path, key)) = self.entry_path(path, source) else {
             return analyse(path, source);
         };
-        if let Some(entry) = read_verified(&entry_path) {
+        if let Some(entry) = read_verified(&entry_path, key) {
             return Ok(Analysis {
                 imports: entry.imports,
                 module: Ok(entry.module),
@@ -77,7 +88,7 @@ impl ModuleCache {
                 imports: analysis.imports.clone(),
                 module: module.clone(),
             };
-            match store(&entry_path, &entry) {
+            match store(&entry_path, key, &entry) {
                 Ok(()) => {
                     let build_dir = entry_path.parent().expect("entries live in a directory");
                     prune(build_dir, MAX_ENTRIES);
@@ -93,14 +104,14 @@ impl ModuleCache {
         Ok(analysis)
     }
 
-    fn entry_path(&self, path: &Path, source: &str) -> Option<PathBuf> {
-        let dir = self.dir.as_ref()?;
+    fn entry_path(&self, path: &Path, source: &str) -> Option<(PathBuf, &CacheKey)> {
+        let (dir, key) = self.dir.as_ref()?;
         let mut hasher = Sha256::new();
         hasher.update(format!("{:?}", source_type_of(path)).as_bytes());
         hasher.update([0]);
         hasher.update(source.as_bytes());
-        let key = hex::encode(hasher.finalize());
-        Some(dir.join(fingerprint()).join(format!("{key}.json")))
+        let name = hex::encode(hasher.finalize());
+        Some((dir.join(fingerprint()).join(format!("{name}.json")), key))
     }
 }
 
@@ -125,12 +136,20 @@ fn fingerprint() -> &'static str {
     })
 }
 
-/// The entry at `path` if its recorded digest matches its body.
-fn read_verified(path: &Path) -> Option<Entry> {
+/// The keyed digest of the entry at `path` holding `body`: it binds the file name too, so one
+/// file's valid entry does not verify under another's name.
+fn digest(path: &Path, key: &CacheKey, body: &[u8]) -> blake3::Hash {
+    let name = path.file_name().unwrap_or_default().as_encoded_bytes();
+    key.hasher(name).update(body).finalize()
+}
+
+/// The entry at `path` if its recorded digest matches its name and body under `key`.
+fn read_verified(path: &Path, key: &CacheKey) -> Option<Entry> {
     let bytes = std::fs::read(path).ok()?;
     let split = bytes.iter().position(|byte| *byte == b'\n')?;
     let (recorded, body) = (&bytes[..split], &bytes[split + 1..]);
-    if blake3::hash(body).to_hex().as_bytes() != recorded {
+    // `blake3::Hash` compares in constant time.
+    if blake3::Hash::from_hex(recorded).ok() != Some(digest(path, key, body)) {
         tracing::warn!(path = %path.display(), "cached module does not match its digest; stripping again");
         return None;
     }
@@ -193,12 +212,12 @@ fn prune_other_builds(cache_dir: &Path, current: &str, kept_for: std::time::Dura
 }
 
 /// Writes the entry atomically (temp file in the same directory + rename).
-fn store(path: &Path, entry: &Entry) -> std::io::Result<()> {
+fn store(path: &Path, key: &CacheKey, entry: &Entry) -> std::io::Result<()> {
     let dir = path.parent().expect("entries live in a directory");
     std::fs::create_dir_all(dir)?;
     let body = serde_json::to_vec(entry).map_err(std::io::Error::other)?;
     let mut temp = tempfile::NamedTempFile::new_in(dir)?;
-    temp.write_all(blake3::hash(&body).to_hex().as_bytes())?;
+    temp.write_all(digest(path, key, &body).to_hex().as_bytes())?;
     temp.write_all(b"\n")?;
     temp.write_all(&body)?;
     temp.persist(path).map_err(|error| error.error)?;
@@ -208,6 +227,12 @@ fn store(path: &Path, entry: &Entry) -> std::io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// One key for every cache of a test (an ephemeral key per call would never verify).
+    fn key() -> CacheKey {
+        static KEY: OnceLock<CacheKey> = OnceLock::new();
+        KEY.get_or_init(CacheKey::ephemeral).clone()
+    }
 
     const SOURCE: &str =
         "import { a } from './a.ts';\nenum E { X = 1 }\nexport const value: number = a + E.X;\n";
@@ -227,7 +252,7 @@ mod tests {
             .unwrap()
             .set_modified(month_ago)
             .unwrap();
-        let cache = ModuleCache::in_dir(dir.path());
+        let cache = ModuleCache::in_dir(dir.path(), key());
         cache.analyse(Path::new("a.ts"), SOURCE).unwrap();
         assert!(!stale.exists());
         assert!(recent.join("entry.json").exists());
@@ -243,16 +268,16 @@ mod tests {
     #[test]
     fn a_second_analysis_is_read_from_the_entry_and_equals_the_first() {
         let dir = tempfile::tempdir().unwrap();
-        let cache = ModuleCache::in_dir(dir.path());
+        let cache = ModuleCache::in_dir(dir.path(), key());
         let first = cache.analyse(Path::new("m.ts"), SOURCE).unwrap();
         assert_eq!(first.imports, ["./a.ts"]);
         let stored = entries(dir.path());
         assert_eq!(stored.len(), 1);
         // Proof the second answer comes from the entry: an entry with other (verified) contents
         // is what it returns.
-        let mut altered = read_verified(&stored[0]).unwrap();
+        let mut altered = read_verified(&stored[0], &key()).unwrap();
         altered.imports = vec!["./from-the-cache.ts".into()];
-        store(&stored[0], &altered).unwrap();
+        store(&stored[0], &key(), &altered).unwrap();
         let second = cache.analyse(Path::new("m.ts"), SOURCE).unwrap();
         assert_eq!(second.imports, ["./from-the-cache.ts"]);
         assert_eq!(second.module.unwrap(), first.module.unwrap());
@@ -261,20 +286,72 @@ mod tests {
     #[test]
     fn a_corrupted_entry_is_stripped_again_and_rewritten() {
         let dir = tempfile::tempdir().unwrap();
-        let cache = ModuleCache::in_dir(dir.path());
+        let cache = ModuleCache::in_dir(dir.path(), key());
         let first = cache.analyse(Path::new("m.ts"), SOURCE).unwrap();
         let entry = entries(dir.path()).remove(0);
         let text = std::fs::read_to_string(&entry).unwrap();
         std::fs::write(&entry, text.replace("./a.ts", "./b.ts")).unwrap();
         let again = cache.analyse(Path::new("m.ts"), SOURCE).unwrap();
         assert_eq!(again.imports, first.imports);
-        assert!(read_verified(&entry).is_some(), "rewritten whole");
+        assert!(read_verified(&entry, &key()).is_some(), "rewritten whole");
+    }
+
+    #[test]
+    fn an_entry_rewritten_with_a_plain_digest_or_copied_from_another_file_is_stripped_again() {
+        let dir = tempfile::tempdir().unwrap();
+        let cache = ModuleCache::in_dir(dir.path(), key());
+        let first = cache.analyse(Path::new("m.ts"), SOURCE).unwrap();
+        let entry = entries(dir.path()).remove(0);
+        // An attacker who can write the cache but not read the key: a changed body with its
+        // plain BLAKE3 (the old format) and its plain SHA-256 recomputed.
+        let text = std::fs::read_to_string(&entry).unwrap();
+        let body = text
+            .split_once('\n')
+            .unwrap()
+            .1
+            .replace("./a.ts", "./evil.ts");
+        for forged in [
+            blake3::hash(body.as_bytes()).to_hex().to_string(),
+            hex::encode(Sha256::digest(body.as_bytes())),
+        ] {
+            std::fs::write(&entry, format!("{forged}\n{body}")).unwrap();
+            let again = cache.analyse(Path::new("m.ts"), SOURCE).unwrap();
+            assert_eq!(
+                again.imports, first.imports,
+                "the forged entry was not used"
+            );
+            assert!(
+                !std::fs::read_to_string(&entry).unwrap().contains("evil"),
+                "rebuilt"
+            );
+        }
+        // Another file's valid entry, copied under this file's name.
+        cache
+            .analyse(Path::new("m.ts"), "import './other.ts';")
+            .unwrap();
+        let other = entries(dir.path())
+            .into_iter()
+            .find(|path| *path != entry)
+            .unwrap();
+        std::fs::copy(&other, &entry).unwrap();
+        let again = cache.analyse(Path::new("m.ts"), SOURCE).unwrap();
+        assert_eq!(again.imports, first.imports);
+        // And an entry under another user's key does not verify either.
+        let stranger = ModuleCache::in_dir(dir.path(), CacheKey::ephemeral());
+        assert_eq!(
+            stranger.analyse(Path::new("m.ts"), SOURCE).unwrap().imports,
+            first.imports
+        );
+        assert!(
+            read_verified(&entry, &key()).is_none(),
+            "rewritten under the other key"
+        );
     }
 
     #[test]
     fn only_the_most_recently_written_entries_are_kept() {
         let dir = tempfile::tempdir().unwrap();
-        let cache = ModuleCache::in_dir(dir.path());
+        let cache = ModuleCache::in_dir(dir.path(), key());
         for version in 0..4 {
             cache
                 .analyse(
@@ -302,7 +379,7 @@ mod tests {
     #[test]
     fn the_same_text_as_javascript_and_a_file_with_an_error_are_not_shared_or_kept() {
         let dir = tempfile::tempdir().unwrap();
-        let cache = ModuleCache::in_dir(dir.path());
+        let cache = ModuleCache::in_dir(dir.path(), key());
         cache
             .analyse(Path::new("m.ts"), "export const x = 1;")
             .unwrap();

@@ -10,6 +10,7 @@
 mod decision;
 mod display;
 mod prompter;
+mod reach;
 mod rules;
 
 pub use decision::{DecidedBy, Decision, Gate, Outcome, PermissionPrompt, ToolRequest};
@@ -19,6 +20,7 @@ pub use prompter::{
     NonInteractivePrompter, PromptAnswer, Prompter, TerminalPrompter, terminal_busy,
 };
 pub(crate) use prompter::{TerminalIo, stdio_terminal};
+pub use reach::{rule_warnings, source_names, unmatchable_rules};
 pub use rules::{
     Effect, Matched, OTHER_TOOL, OTHER_TOOL_KEYWORDS, Origin, Rule, RuleSet, parse_rule, shell_word,
 };

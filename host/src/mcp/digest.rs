@@ -22,6 +22,7 @@ use std::path::{Component, Path, PathBuf};
 
 use sha2::{Digest, Sha256};
 
+use crate::settings::ignore_line_written_by_earshot;
 use crate::trust::TrustKey;
 
 use super::config::{ServerDefinition, Transport};
@@ -312,13 +313,16 @@ impl<'a> Walk<'a> {
         Ok(())
     }
 
-    /// The files earshot writes in the project: the local settings file and what sits beside it
-    /// under its name (its lock).
+    /// The files earshot writes in the project: the local settings file, what sits beside it
+    /// under its name (its lock), and the temporary file an edit of it renames into place.
     fn written_by_earshot(&self, path: &Path) -> bool {
+        let name = path
+            .file_name()
+            .map(|name| name.to_string_lossy().into_owned())
+            .unwrap_or_default();
         path.parent() == Some(self.root.join(".earshot").as_path())
-            && path
-                .file_name()
-                .is_some_and(|name| name.to_string_lossy().starts_with("settings.local.json"))
+            && (name.starts_with("settings.local.json")
+                || (name.starts_with(".settings-") && name.ends_with(".tmp")))
     }
 
     /// `sha256:<hex>` of a file's length and bytes (as many as the budget allows), or
@@ -352,8 +356,9 @@ fn is_gitignore(path: &Path) -> bool {
     path.file_name().is_some_and(|name| name == ".gitignore")
 }
 
-/// A `.gitignore`'s patterns without the lines that name the local settings file (earshot writes
-/// those itself when it records trust), blank lines and comments: an ignore file runs no code.
+/// A `.gitignore`'s patterns without the lines earshot writes itself when it records trust (and
+/// any that name the local settings file, as earlier versions wrote in the root one), blank lines
+/// and comments: an ignore file runs no code.
 fn gitignore_without_earshots_lines(path: &Path) -> String {
     let text = std::fs::read(path).unwrap_or_default();
     String::from_utf8_lossy(&text)
@@ -362,6 +367,7 @@ fn gitignore_without_earshots_lines(path: &Path) -> String {
         .filter(|line| {
             !line.trim().is_empty()
                 && !line.starts_with('#')
+                && !ignore_line_written_by_earshot(line)
                 && !line.contains("settings.local.json")
         })
         .map(|line| format!("{line}\n"))

@@ -1,9 +1,12 @@
 //! Compiled components, cached on disk so that no call after the first ever compiles again.
 //!
 //! An entry is `<dir>/<engine hash>/<component sha256>.cwasm` plus a `.blake3` file holding the
-//! digest of the `.cwasm` itself. The engine hash changes whenever wasmtime or its configuration
-//! changes, so stale code is never loaded; the `.blake3` digest is checked before every load, so a
-//! truncated or altered file is recompiled rather than mapped.
+//! keyed BLAKE3 digest of the entry's name and the `.cwasm` itself, under a key derived from the
+//! user's trust key ([`CacheKey`]). The engine hash changes whenever wasmtime or its configuration
+//! changes, so stale code is never loaded; the digest is checked before every load, so a
+//! truncated or altered file is recompiled rather than mapped, also when whoever altered it
+//! recomputed a plain digest or copied another valid entry in its place (they cannot read the
+//! key, which is not in the cache folder).
 
 use std::hash::{Hash, Hasher};
 use std::io::Write;
@@ -14,11 +17,13 @@ use wasmtime::component::Component;
 
 use super::engine::SandboxEngine;
 use super::error::SandboxError;
+use crate::trust::CacheKey;
 
-/// Where compiled components are kept. `None` keeps nothing (every load compiles).
+/// Where compiled components are kept, and the key of their digests. `None` keeps nothing
+/// (every load compiles).
 #[derive(Debug, Clone, Default)]
 pub struct ComponentCache {
-    dir: Option<PathBuf>,
+    dir: Option<(PathBuf, CacheKey)>,
 }
 
 /// How a component became ready, for logs and benchmarks.
@@ -34,17 +39,30 @@ pub enum CacheOutcome {
 }
 
 impl ComponentCache {
-    /// A cache under `dir` (created on first store).
-    pub fn in_dir(dir: impl Into<PathBuf>) -> ComponentCache {
+    /// A cache under `dir` (created on first store) whose entries are digested under `key`.
+    pub fn in_dir(dir: impl Into<PathBuf>, key: CacheKey) -> ComponentCache {
         ComponentCache {
-            dir: Some(dir.into()),
+            dir: Some((dir.into(), key)),
         }
     }
 
-    /// The user's cache: `<user config dir>/cache/components`.
+    /// The cache of the user of `config_dir`: `<config dir>/cache/components`, keyed by their
+    /// trust key (created when there is none yet). When the key is unusable nothing is cached
+    /// (every load compiles), which is logged.
+    pub fn for_config_dir(config_dir: &Path) -> ComponentCache {
+        match CacheKey::for_user(config_dir, "components") {
+            Ok(key) => ComponentCache::in_dir(config_dir.join("cache").join("components"), key),
+            Err(error) => {
+                tracing::warn!(%error, "compiled components are not cached");
+                ComponentCache::disabled()
+            }
+        }
+    }
+
+    /// The user's cache: [`ComponentCache::for_config_dir`] of the user config dir.
     pub fn user() -> ComponentCache {
         match crate::paths::user_config_dir() {
-            Some(config) => ComponentCache::in_dir(config.join("cache").join("components")),
+            Some(config) => ComponentCache::for_config_dir(&config),
             None => ComponentCache::disabled(),
         }
     }
@@ -85,9 +103,12 @@ impl ComponentCache {
         digest: &str,
         precompiled: Option<&[u8]>,
     ) -> Result<(Component, CacheOutcome), SandboxError> {
-        let entry = self.dir.as_ref().map(|dir| entry_path(dir, engine, digest));
-        if let Some(entry) = &entry
-            && let Some(component) = load_verified(engine, entry)
+        let entry = self
+            .dir
+            .as_ref()
+            .map(|(dir, key)| (entry_path(dir, engine, digest), key));
+        if let Some((entry, key)) = &entry
+            && let Some(component) = load_verified(engine, entry, key)
         {
             return Ok((component, CacheOutcome::Hit));
         }
@@ -96,8 +117,8 @@ impl ComponentCache {
             // `deserialize` refuses code from another wasmtime version or configuration.
             match unsafe { Component::deserialize(engine.engine(), precompiled) } {
                 Ok(component) => {
-                    if let Some(entry) = &entry
-                        && let Err(error) = store_entry(entry, precompiled)
+                    if let Some((entry, key)) = &entry
+                        && let Err(error) = store_entry(entry, key, precompiled)
                     {
                         tracing::warn!(component = name, %error, "could not cache the precompiled component");
                     }
@@ -115,8 +136,8 @@ impl ComponentCache {
                 component: name.to_string(),
                 reason: first_line(&error),
             })?;
-        if let Some(entry) = &entry
-            && let Err(error) = store_entry(entry, &compiled)
+        if let Some((entry, key)) = &entry
+            && let Err(error) = store_entry(entry, key, &compiled)
         {
             tracing::warn!(component = name, path = %entry.display(), %error, "could not cache the compiled component");
         }
@@ -146,20 +167,30 @@ fn digest_path(entry: &Path) -> PathBuf {
     entry.with_extension("blake3")
 }
 
-/// Loads `entry` if its recorded digest matches its contents.
-fn load_verified(engine: &SandboxEngine, entry: &Path) -> Option<Component> {
+/// What an entry's digest binds besides its contents: its engine folder and file name, so a
+/// valid entry copied under another component's name does not verify.
+fn entry_name(entry: &Path) -> Vec<u8> {
+    use std::os::unix::ffi::OsStrExt;
+    let mut parts = entry.iter().rev().take(2).collect::<Vec<_>>();
+    parts.reverse();
+    parts.join(std::ffi::OsStr::new("/")).as_bytes().to_vec()
+}
+
+/// Loads `entry` if its recorded digest matches its name and contents under `key`.
+fn load_verified(engine: &SandboxEngine, entry: &Path, key: &CacheKey) -> Option<Component> {
     let started = std::time::Instant::now();
     let recorded = std::fs::read_to_string(digest_path(entry)).ok()?;
-    let digest = blake3::Hasher::new()
+    let digest = key
+        .hasher(&entry_name(entry))
         .update_mmap(entry)
         .ok()?
-        .finalize()
-        .to_hex();
+        .finalize();
     tracing::debug!(
         verify_ms = started.elapsed().as_secs_f64() * 1e3,
         "cache entry verified"
     );
-    if digest.as_str() != recorded.trim() {
+    // `blake3::Hash` compares in constant time.
+    if blake3::Hash::from_hex(recorded.trim()).ok() != Some(digest) {
         tracing::warn!(path = %entry.display(), "cached component does not match its digest; recompiling");
         return None;
     }
@@ -174,15 +205,14 @@ fn load_verified(engine: &SandboxEngine, entry: &Path) -> Option<Component> {
     }
 }
 
-/// Writes the entry and its digest, each atomically (temp file in the same directory + rename).
-fn store_entry(entry: &Path, compiled: &[u8]) -> std::io::Result<()> {
+/// Writes the entry and its keyed digest, each atomically (temp file in the same directory +
+/// rename).
+fn store_entry(entry: &Path, key: &CacheKey, compiled: &[u8]) -> std::io::Result<()> {
     let dir = entry.parent().expect("cache entries live in a directory");
     std::fs::create_dir_all(dir)?;
     write_atomically(entry, compiled)?;
-    write_atomically(
-        &digest_path(entry),
-        blake3::hash(compiled).to_hex().as_bytes(),
-    )
+    let digest = key.hasher(&entry_name(entry)).update(compiled).finalize();
+    write_atomically(&digest_path(entry), digest.to_hex().as_bytes())
 }
 
 fn write_atomically(path: &Path, contents: &[u8]) -> std::io::Result<()> {

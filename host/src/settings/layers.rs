@@ -8,6 +8,7 @@ use serde_json::Value;
 use super::no_links::{NoLinkError, read_text_no_follow};
 use super::project::ProjectPaths;
 use super::shape::misspelt_keys;
+use super::strict_json::{StrictJsonError, from_str_refusing_duplicates};
 
 /// Which settings file a value came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
@@ -73,6 +74,21 @@ pub enum SettingsProblem {
         /// What the parser said.
         reason: String,
     },
+    /// A key appears twice in one object of the file: JSON would keep only the last, which could
+    /// silently drop a deny rule, so the file counts as not parsing.
+    #[error(
+        "{path}:{line}:{column}: the key \"{key}\" appears twice (JSON would keep only the last, which can drop a deny rule); its settings are ignored until one is removed"
+    )]
+    DuplicateKey {
+        /// The file.
+        path: PathBuf,
+        /// 1-based line of the second occurrence.
+        line: usize,
+        /// 1-based column just past it.
+        column: usize,
+        /// Its dotted path, e.g. `permissions.deny`.
+        key: String,
+    },
     /// The file parses but is not a JSON object.
     #[error("{path}: must hold a JSON object; its settings are ignored")]
     NotAnObject {
@@ -113,13 +129,14 @@ pub enum SettingsProblem {
 }
 
 impl SettingsProblem {
-    /// Whether this problem suspends every allow rule: a file that does not parse or has a
-    /// misspelt key might have held a deny rule, so nothing may be granted until it is fixed
+    /// Whether this problem suspends every allow rule: a file that does not parse (or repeats a
+    /// key) or has a misspelt key might have held a deny rule, so nothing may be granted until it is fixed
     /// (exactly as a malformed deny rule does).
     pub fn suspends_allow_rules(&self) -> bool {
         matches!(
             self,
             SettingsProblem::Malformed { .. }
+                | SettingsProblem::DuplicateKey { .. }
                 | SettingsProblem::NotAnObject { .. }
                 | SettingsProblem::Unreadable { .. }
                 | SettingsProblem::Misspelt { .. }
@@ -291,30 +308,36 @@ fn read_user_file(path: &Path) -> Result<Option<String>, String> {
     }
 }
 
-/// Parses a settings file's text: a JSON object, or the problem with its line and column.
+/// Parses a settings file's text: a JSON object, or the problem with its line and column. A key
+/// that appears twice in one object, at any depth, is refused like a syntax error: JSON keeps
+/// only the last one, which would silently drop a deny rule.
 pub(crate) fn parse_settings(path: &Path, text: &str) -> Result<Value, SettingsProblem> {
     if text.trim().is_empty() {
         return Ok(Value::Object(Default::default()));
     }
-    match serde_json::from_str::<Value>(text) {
+    match from_str_refusing_duplicates(text) {
         Ok(value @ Value::Object(_)) => Ok(value),
         Ok(_) => Err(SettingsProblem::NotAnObject {
             path: path.to_path_buf(),
         }),
-        Err(error) => Err(SettingsProblem::Malformed {
+        Err(StrictJsonError::DuplicateKey { line, column, key }) => {
+            Err(SettingsProblem::DuplicateKey {
+                path: path.to_path_buf(),
+                line,
+                column,
+                key,
+            })
+        }
+        Err(StrictJsonError::Syntax {
+            line,
+            column,
+            reason,
+        }) => Err(SettingsProblem::Malformed {
             path: path.to_path_buf(),
-            line: error.line(),
-            column: error.column(),
-            reason: strip_position(&error.to_string()),
+            line,
+            column,
+            reason,
         }),
-    }
-}
-
-/// serde_json appends " at line L column C"; the report puts the position first instead.
-fn strip_position(message: &str) -> String {
-    match message.rfind(" at line ") {
-        Some(at) => message[..at].to_string(),
-        None => message.to_string(),
     }
 }
 

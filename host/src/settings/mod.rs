@@ -11,13 +11,20 @@
 //! or a submodule can ship) only what earshot wrote and signed for this user grants.
 
 mod edit;
+mod ignore_file;
 mod layers;
 mod no_links;
 mod project;
 mod shape;
+mod strict_json;
 
 pub use edit::{EditError, edit_project_settings, edit_settings};
+pub use ignore_file::{
+    IgnoreError, ensure_local_files_ignored, not_ignored_because,
+    written_by_earshot as ignore_line_written_by_earshot,
+};
 pub use layers::{Layer, Settings, SettingsFile, SettingsProblem};
 pub use no_links::{NoLinkError, open_lock_no_follow, read_text_no_follow, refuse_links_below};
 pub use project::{ProjectPaths, find_project_root};
 pub use shape::PERMISSION_KEYS;
+pub use strict_json::{StrictJsonError, from_str_refusing_duplicates};

@@ -144,6 +144,19 @@ impl TrustKey {
         format!("hmac-sha256:{}", hex::encode(mac.finalize().into_bytes()))
     }
 
+    /// The key of `purpose`'s cache digests (`components`, `modules`), derived from this key so
+    /// that a cache entry verifies only for this user: someone who can write the cache folder but
+    /// cannot read the trust key cannot make an entry that is run.
+    pub fn cache_key(&self, purpose: &str) -> CacheKey {
+        let mut mac =
+            Hmac::<Sha256>::new_from_slice(&self.bytes).expect("HMAC takes any key length");
+        mac.update(b"earshot-cache-v1\0");
+        mac.update(purpose.as_bytes());
+        CacheKey {
+            bytes: mac.finalize().into_bytes().into(),
+        }
+    }
+
     /// Signs a record: hex HMAC-SHA256 over the project path, kind, name and digest.
     pub fn sign(&self, project: &Path, kind: &str, name: &str, digest: &str) -> String {
         hex::encode(
@@ -168,5 +181,49 @@ impl TrustKey {
         self.mac(project, kind, name, digest)
             .verify_slice(&signature)
             .is_ok()
+    }
+}
+
+/// The key of one cache's entry digests (keyed BLAKE3), derived from the user's [`TrustKey`].
+#[derive(Clone)]
+pub struct CacheKey {
+    bytes: [u8; 32],
+}
+
+impl std::fmt::Debug for CacheKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("CacheKey(..)")
+    }
+}
+
+impl CacheKey {
+    /// The key of `purpose` for the user of `config_dir`, from their trust key, which is created
+    /// (mode 0600) when there is none yet, as `trust` does.
+    ///
+    /// # Errors
+    /// As [`TrustKey::load_or_create`].
+    pub fn for_user(config_dir: &Path, purpose: &str) -> Result<CacheKey, TrustError> {
+        Ok(TrustKey::load_or_create(config_dir)?.cache_key(purpose))
+    }
+
+    /// A random key that lives only in this process: entries written under it are never read by
+    /// another process (tests, benchmarks).
+    ///
+    /// # Panics
+    /// When the OS has no random source.
+    pub fn ephemeral() -> CacheKey {
+        let mut bytes = [0u8; 32];
+        getrandom::fill(&mut bytes).expect("the OS random source works");
+        CacheKey { bytes }
+    }
+
+    /// A keyed BLAKE3 hasher that has already taken `name` (length-prefixed): the digest of an
+    /// entry binds it to the name it is stored under, so one valid entry cannot stand in for
+    /// another.
+    pub fn hasher(&self, name: &[u8]) -> blake3::Hasher {
+        let mut hasher = blake3::Hasher::new_keyed(&self.bytes);
+        hasher.update(&(name.len() as u64).to_be_bytes());
+        hasher.update(name);
+        hasher
     }
 }

@@ -6,7 +6,7 @@ use serde_json::{Value, json};
 
 use crate::names::SourceKind;
 use crate::settings::{
-    EditError, Layer, Settings, edit_project_settings, read_text_no_follow, refuse_links_below,
+    EditError, IgnoreError, Layer, Settings, edit_project_settings, ensure_local_files_ignored,
 };
 
 use super::key::{TrustError, TrustKey};
@@ -155,6 +155,9 @@ pub enum RecordError {
         "there is no project here to trust anything in; run this inside a project or pass --project DIR"
     )]
     NoProject,
+    /// Git would not ignore the local file, or its ignore file cannot be written.
+    #[error(transparent)]
+    NotIgnored(#[from] IgnoreError),
     /// The local file is a symbolic link or someone else's.
     #[error(
         ".earshot/settings.local.json (or .earshot/) is a symbolic link or not your file; replace it with your own regular file first"
@@ -163,7 +166,7 @@ pub enum RecordError {
 }
 
 /// Records that the user trusts `kind`/`name` as it is now (`digest`), signs the record, and
-/// adds `.earshot/settings.local.json` to the project's `.gitignore`.
+/// keeps `.earshot/settings.local.json` out of git first (its lines last in `.earshot/.gitignore`).
 ///
 /// # Errors
 /// A [`RecordError`] when the key or a file cannot be used.
@@ -238,8 +241,9 @@ pub(super) fn signed_record(
 }
 
 /// Applies `change` to the project's local settings file, the one place earshot writes what it
-/// signs: refused when that file (or its folder) is a link or someone else's, and `.gitignore`
-/// gets the file first, so nothing is recorded when that cannot be done. Returns the file.
+/// signs: refused when that file (or its folder) is a link or someone else's, and git must ignore
+/// it first (earshot's lines last in `.earshot/.gitignore`, checked with git's rules), so nothing
+/// is recorded when that cannot be done. Returns the file.
 ///
 /// # Errors
 /// A [`RecordError`] when there is no project, the file is refused, or an edit fails.
@@ -248,10 +252,7 @@ pub(super) fn edit_local_file(
     change: impl FnOnce(&mut Value),
 ) -> Result<PathBuf, RecordError> {
     let project = usable_local_file(settings)?;
-    ignore_local_settings(&project.root).map_err(|source| RecordError::Edit {
-        path: project.root.join(".gitignore"),
-        source,
-    })?;
+    ensure_local_files_ignored(project)?;
     let path = project.local_settings();
     edit_project_settings(&project.root, &path, change).map_err(|source| RecordError::Edit {
         path: path.clone(),
@@ -296,57 +297,4 @@ pub(super) fn object_at<'a>(
     key: &str,
 ) -> Option<&'a mut serde_json::Map<String, Value>> {
     map.entry(key).or_insert_with(|| json!({})).as_object_mut()
-}
-
-/// The lines `trust` keeps in the project's `.gitignore`.
-const IGNORED: &[&str] = &[
-    ".earshot/settings.local.json",
-    ".earshot/settings.local.json.lock",
-];
-
-/// Adds the local settings file (and its lock) to `.gitignore`, keeping everything else. A
-/// `.gitignore` that is a symbolic link is refused, never read or replaced.
-fn ignore_local_settings(root: &Path) -> Result<(), EditError> {
-    let path = root.join(".gitignore");
-    refuse_links_below(root, &path)?;
-    let existing = read_text_no_follow(&path, 4 << 20)?.unwrap_or_default();
-    let missing: Vec<&str> = IGNORED
-        .iter()
-        .copied()
-        .filter(|line| {
-            !existing
-                .lines()
-                .any(|existing| existing.trim() == *line || existing.trim() == format!("/{line}"))
-        })
-        .collect();
-    if missing.is_empty() {
-        return Ok(());
-    }
-    let mut text = existing;
-    if !text.is_empty() && !text.ends_with('\n') {
-        text.push('\n');
-    }
-    for line in missing {
-        text.push_str(line);
-        text.push('\n');
-    }
-    let temp_dir = root;
-    let io = |error: std::io::Error| EditError::Io {
-        path: path.clone(),
-        reason: error.to_string(),
-    };
-    let mut temp = tempfile::NamedTempFile::new_in(temp_dir).map_err(io)?;
-    std::io::Write::write_all(&mut temp, text.as_bytes()).map_err(io)?;
-    if let Ok(meta) = std::fs::metadata(&path) {
-        std::fs::set_permissions(temp.path(), meta.permissions()).map_err(io)?;
-    } else {
-        #[cfg(unix)]
-        std::fs::set_permissions(
-            temp.path(),
-            std::os::unix::fs::PermissionsExt::from_mode(0o644),
-        )
-        .map_err(io)?;
-    }
-    temp.persist(&path).map_err(|error| io(error.error))?;
-    Ok(())
 }

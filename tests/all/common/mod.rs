@@ -4,6 +4,7 @@
 use std::time::Duration;
 
 use earshot_host::sandbox::{ComponentCache, SandboxEngine, SandboxLimits, ToolComponent};
+use earshot_host::trust::CacheKey;
 
 pub mod fixtures;
 
@@ -27,7 +28,7 @@ pub const TIGHT: SandboxLimits = SandboxLimits {
 /// A component cache in a fresh temp dir (kept alive by the returned guard).
 pub fn temp_cache() -> (tempfile::TempDir, ComponentCache) {
     let dir = tempfile::tempdir().expect("temp dir");
-    let cache = ComponentCache::in_dir(dir.path().join("components"));
+    let cache = ComponentCache::in_dir(dir.path().join("components"), CacheKey::ephemeral());
     (dir, cache)
 }
 
@@ -35,8 +36,9 @@ pub fn temp_cache() -> (tempfile::TempDir, ComponentCache) {
 /// the first sandbox of a run pays for compilation. (Tests of compilation itself use
 /// [`temp_cache`].)
 pub fn shared_cache() -> ComponentCache {
-    ComponentCache::in_dir(
-        std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("component-cache"),
+    // Keyed by a trust key of its own beside it, so that the entries are read across test runs.
+    ComponentCache::for_config_dir(
+        &std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("component-cache"),
     )
 }
 

@@ -15,6 +15,7 @@
 
 pub mod errors;
 pub mod fetch;
+pub mod hooks;
 pub mod job_loop;
 pub mod module_cache;
 pub mod module_loader;

@@ -55,3 +55,15 @@ impl Context {
         Ok(())
     }
 }
+
+impl Context {
+    /// earshot patch: the bytes of native stack left below the caller, or `None` when the
+    /// platform does not say where the thread's stack ends. A host that parses at run time
+    /// (`eval`, `Function`) can refuse when less is left than a parse may need.
+    #[inline]
+    #[must_use]
+    pub fn native_stack_remaining(&self) -> Option<usize> {
+        let end = self.vm.native_stack_end;
+        (end != 0).then(|| stack_address().saturating_sub(end))
+    }
+}

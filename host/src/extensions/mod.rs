@@ -15,6 +15,7 @@
 
 pub mod errors;
 pub mod fetch;
+pub mod hooks;
 pub mod job_loop;
 pub mod module_cache;
 pub mod module_loader;
@@ -32,4 +33,12 @@ pub use runtime::ScriptLimits;
 /// The stack of each extension's JS thread: room for Boa to parse, compile and run code nested
 /// as deep as the nesting scan allows, many times over.
 pub const JS_STACK_BYTES: usize = 512 << 20;
+
+/// The native stack an extension's JS thread keeps in hand: below it, every object internal
+/// method and every call throws `RangeError: Maximum call stack size exceeded` (the vendored
+/// engine's check, vendor/README.md), so a built-in that recurses in Rust (`join` on nested
+/// arrays, a chain of proxies, `structuredClone`, ...) costs its call, never the process. It
+/// covers the most the engine runs between two checks, with room: one level of a built-in, the
+/// error it builds, and the unwinding (a few hundred KiB in a debug build).
+pub const NATIVE_STACK_RESERVE: usize = 32 << 20;
 pub use worker::{AdmittedFiles, ExtensionLimits, ExtensionWorker, PendingLoad};

@@ -101,6 +101,7 @@ pub fn new_context(
     limits: ScriptLimits,
 ) -> JsResult<Context> {
     let mut context = ContextBuilder::new()
+        .host_hooks(Rc::new(super::hooks::ExtensionHooks))
         .job_executor(jobs)
         .module_loader(loader)
         .build()?;

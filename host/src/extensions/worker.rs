@@ -368,6 +368,10 @@ fn run_thread(
             return;
         }
     };
+    // This thread's stack is `JS_STACK_BYTES`; the engine's default reserve is for small ones.
+    context
+        .runtime_limits_mut()
+        .set_native_stack_reserve(super::NATIVE_STACK_RESERVE);
     let tools = match load_module(&entry, &loader, &jobs, &mut context, limits.load_timeout) {
         Ok(tools) => tools,
         Err(reason) => {

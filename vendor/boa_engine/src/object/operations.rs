@@ -835,48 +835,54 @@ impl JsObject {
         // Note: The spec specifies this function for JsValue.
         // It is implemented for JsObject for convenience.
 
-        // 2. If argument is an Array exotic object, return true.
-        if self.is_array() {
-            return Ok(true);
-        }
+        // earshot patch: a loop down a chain of proxies instead of a recursion, which a chain a
+        // million proxies long took past the end of the native stack.
+        let mut object = self.clone();
+        loop {
+            // 2. If argument is an Array exotic object, return true.
+            if object.is_array() {
+                return Ok(true);
+            }
 
-        // 3. If argument is a Proxy exotic object, then
-        if let Some(proxy) = self.downcast_ref::<Proxy>() {
-            // a. If argument.[[ProxyHandler]] is null, throw a TypeError exception.
-            // b. Let target be argument.[[ProxyTarget]].
-            let (target, _) = proxy.try_data()?;
-
+            // 3. If argument is a Proxy exotic object, then
+            let target = if let Some(proxy) = object.downcast_ref::<Proxy>() {
+                // a. If argument.[[ProxyHandler]] is null, throw a TypeError exception.
+                // b. Let target be argument.[[ProxyTarget]].
+                proxy.try_data()?.0
+            } else {
+                // 4. Return false.
+                return Ok(false);
+            };
             // c. Return ? IsArray(target).
-            return target.is_array_abstract();
+            object = target;
         }
-
-        // 4. Return false.
-        Ok(false)
     }
 
     /// Abstract operation [`GetFunctionRealm`][spec].
     ///
     /// [spec]: https://tc39.es/ecma262/#sec-getfunctionrealm
     pub(crate) fn get_function_realm(&self, context: &mut Context) -> JsResult<Realm> {
-        if let Some(fun) = self.downcast_ref::<OrdinaryFunction>() {
-            return Ok(fun.realm().clone());
-        }
+        // earshot patch: a loop down chains of bound functions and proxies instead of a
+        // recursion (see `is_array_abstract`).
+        let mut object = self.clone();
+        loop {
+            if let Some(fun) = object.downcast_ref::<OrdinaryFunction>() {
+                return Ok(fun.realm().clone());
+            }
 
-        if let Some(f) = self.downcast_ref::<NativeFunctionObject>() {
-            return Ok(f.realm.clone().unwrap_or_else(|| context.realm().clone()));
-        }
+            if let Some(f) = object.downcast_ref::<NativeFunctionObject>() {
+                return Ok(f.realm.clone().unwrap_or_else(|| context.realm().clone()));
+            }
 
-        if let Some(bound) = self.downcast_ref::<BoundFunction>() {
-            let fun = bound.target_function().clone();
-            return fun.get_function_realm(context);
+            let next = if let Some(bound) = object.downcast_ref::<BoundFunction>() {
+                bound.target_function().clone()
+            } else if let Some(proxy) = object.downcast_ref::<Proxy>() {
+                proxy.try_data()?.0
+            } else {
+                return Ok(context.realm().clone());
+            };
+            object = next;
         }
-
-        if let Some(proxy) = self.downcast_ref::<Proxy>() {
-            let (fun, _) = proxy.try_data()?;
-            return fun.get_function_realm(context);
-        }
-
-        Ok(context.realm().clone())
     }
 
     /// `7.3.26 CopyDataProperties ( target, source, excludedItems )`

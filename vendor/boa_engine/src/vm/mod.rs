@@ -47,6 +47,8 @@ mod call_frame;
 mod code_block;
 mod completion_record;
 mod inline_cache;
+// earshot patch: a bound on the native stack (vendor/README.md).
+mod native_stack;
 mod runtime_limits;
 
 pub(crate) mod opcode;
@@ -93,6 +95,10 @@ pub struct Vm {
     /// [`JsObject::call`](crate::object::JsObject::call) and
     /// [`JsObject::construct`](crate::object::JsObject::construct).
     pub(crate) host_call_depth: usize,
+
+    /// earshot patch: the lowest address of the native stack of the thread that built the VM
+    /// (0 when unknown), for [`Context::check_native_stack`].
+    pub(crate) native_stack_end: usize,
 
     pub(crate) shadow_stack: ShadowStack,
 
@@ -451,6 +457,7 @@ impl Vm {
             runtime_limits: RuntimeLimits::default(),
             native_active_function: None,
             host_call_depth: 0,
+            native_stack_end: native_stack::thread_stack_end(),
             shadow_stack: ShadowStack::default(),
             #[cfg(feature = "trace")]
             trace: false,

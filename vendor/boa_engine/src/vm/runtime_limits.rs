@@ -12,6 +12,9 @@ pub struct RuntimeLimits {
 
     /// Max function recursion limit
     recursion: usize,
+
+    /// earshot patch: bytes of native stack that must be left at each internal method or call.
+    native_stack_reserve: usize,
 }
 
 impl Default for RuntimeLimits {
@@ -22,6 +25,7 @@ impl Default for RuntimeLimits {
             recursion: 512,
             backtrace_limit: 50,
             stack_size: 1024 * 10,
+            native_stack_reserve: 512 * 1024,
         }
     }
 }
@@ -93,5 +97,22 @@ impl RuntimeLimits {
     #[inline]
     pub fn set_recursion_limit(&mut self, value: usize) {
         self.recursion = value;
+    }
+
+    /// earshot patch: the bytes of native stack that must be left when an object internal
+    /// method or a call starts; with less, it throws `RangeError: Maximum call stack size
+    /// exceeded`. Default 512 KiB. Set it well below the size of the thread's stack, and above
+    /// the most a built-in uses between two internal methods.
+    #[inline]
+    #[must_use]
+    pub const fn native_stack_reserve(&self) -> usize {
+        self.native_stack_reserve
+    }
+
+    /// earshot patch: set the bytes of native stack that must be left (see
+    /// [`Self::native_stack_reserve`]).
+    #[inline]
+    pub fn set_native_stack_reserve(&mut self, bytes: usize) {
+        self.native_stack_reserve = bytes;
     }
 }

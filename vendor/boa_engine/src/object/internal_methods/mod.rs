@@ -144,6 +144,7 @@ impl JsObject {
     /// [spec]: https://tc39.es/ecma262/#sec-ordinary-object-internal-methods-and-internal-slots-getprototypeof
     #[track_caller]
     pub(crate) fn __get_prototype_of__(&self, context: &mut Context) -> JsResult<JsPrototype> {
+        context.check_native_stack()?; // earshot patch: bound native recursion
         (self.vtable().__get_prototype_of__)(self, context)
     }
 
@@ -160,6 +161,7 @@ impl JsObject {
         val: JsPrototype,
         context: &mut Context,
     ) -> JsResult<bool> {
+        context.check_native_stack()?; // earshot patch
         (self.vtable().__set_prototype_of__)(self, val, context)
     }
 
@@ -172,6 +174,7 @@ impl JsObject {
     ///
     /// [spec]: https://tc39.es/ecma262/#sec-ordinary-object-internal-methods-and-internal-slots-isextensible
     pub(crate) fn __is_extensible__(&self, context: &mut Context) -> JsResult<bool> {
+        context.check_native_stack()?; // earshot patch
         (self.vtable().__is_extensible__)(self, context)
     }
 
@@ -184,6 +187,7 @@ impl JsObject {
     ///
     /// [spec]: https://tc39.es/ecma262/#sec-ordinary-object-internal-methods-and-internal-slots-preventextensions
     pub(crate) fn __prevent_extensions__(&self, context: &mut Context) -> JsResult<bool> {
+        context.check_native_stack()?; // earshot patch
         (self.vtable().__prevent_extensions__)(self, context)
     }
 
@@ -200,6 +204,7 @@ impl JsObject {
         key: &PropertyKey,
         context: &mut InternalMethodPropertyContext<'_>,
     ) -> JsResult<Option<PropertyDescriptor>> {
+        context.check_native_stack()?; // earshot patch
         (self.vtable().__get_own_property__)(self, key, context)
     }
 
@@ -217,6 +222,7 @@ impl JsObject {
         desc: PropertyDescriptor,
         context: &mut InternalMethodPropertyContext<'_>,
     ) -> JsResult<bool> {
+        context.check_native_stack()?; // earshot patch
         (self.vtable().__define_own_property__)(self, key, desc, context)
     }
 
@@ -233,6 +239,7 @@ impl JsObject {
         key: &PropertyKey,
         context: &mut InternalMethodPropertyContext<'_>,
     ) -> JsResult<bool> {
+        context.check_native_stack()?; // earshot patch
         (self.vtable().__has_property__)(self, key, context)
     }
 
@@ -252,6 +259,7 @@ impl JsObject {
         receiver: JsValue,
         context: &mut InternalMethodPropertyContext<'_>,
     ) -> JsResult<Option<JsValue>> {
+        context.check_native_stack()?; // earshot patch
         (self.vtable().__try_get__)(self, key, receiver, context)
     }
 
@@ -269,6 +277,7 @@ impl JsObject {
         receiver: JsValue,
         context: &mut InternalMethodPropertyContext<'_>,
     ) -> JsResult<JsValue> {
+        context.check_native_stack()?; // earshot patch
         (self.vtable().__get__)(self, key, receiver, context)
     }
 
@@ -287,6 +296,7 @@ impl JsObject {
         receiver: JsValue,
         context: &mut InternalMethodPropertyContext<'_>,
     ) -> JsResult<bool> {
+        context.check_native_stack()?; // earshot patch
         (self.vtable().__set__)(self, key, value, receiver, context)
     }
 
@@ -303,6 +313,7 @@ impl JsObject {
         key: &PropertyKey,
         context: &mut InternalMethodPropertyContext<'_>,
     ) -> JsResult<bool> {
+        context.check_native_stack()?; // earshot patch
         (self.vtable().__delete__)(self, key, context)
     }
 
@@ -319,6 +330,7 @@ impl JsObject {
         &self,
         context: &mut Context,
     ) -> JsResult<Vec<PropertyKey>> {
+        context.check_native_stack()?; // earshot patch
         (self.vtable().__own_property_keys__)(self, context)
     }
 
@@ -483,6 +495,8 @@ impl CallValue {
     /// Resolves the [`CallValue`], and return if the value is complete.
     #[cfg_attr(feature = "native-backtrace", track_caller)]
     pub(crate) fn resolve(mut self, context: &mut Context) -> JsResult<bool> {
+        // earshot patch: every [[Call]] and [[Construct]], from bytecode or from Rust, starts here.
+        context.check_native_stack()?;
         loop {
             match self {
                 CallValue::Ready => return Ok(false),

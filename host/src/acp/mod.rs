@@ -48,16 +48,14 @@ pub async fn serve_stdio(agent: AcpAgent) -> Result<(), AcpError> {
             }
         },
     );
-    let outgoing = futures::sink::unfold(
-        tokio::io::stdout(),
-        |mut stdout, line: String| async move {
+    let outgoing =
+        futures::sink::unfold(tokio::io::stdout(), |mut stdout, line: String| async move {
             let mut bytes = crate::redact::redact(&line).into_owned().into_bytes();
             bytes.push(b'\n');
             stdout.write_all(&bytes).await?;
             stdout.flush().await?;
             Ok::<_, std::io::Error>(stdout)
-        },
-    );
+        });
     let served = agent
         .connection()
         .connect_to(agent_client_protocol::Lines::new(

@@ -38,7 +38,7 @@ pub fn remember(name: &str, value: &str) {
             secrets.push((form, shown.clone()));
         }
     }
-    secrets.sort_by(|a, b| b.0.len().cmp(&a.0.len()));
+    secrets.sort_by_key(|(form, _)| std::cmp::Reverse(form.len()));
 }
 
 /// `value` with every byte outside the URL-unreserved set written `%XX`.

@@ -30,6 +30,7 @@ pub fn remember(name: &str, value: &str) {
     let escaped = serde_json::to_string(value).expect("a string serialises");
     forms.push(escaped[1..escaped.len() - 1].to_string());
     forms.push(percent_encoded(value));
+    forms.extend(url_forms(value));
     let mut secrets = SECRETS.write().unwrap_or_else(|p| p.into_inner());
     for form in forms {
         if form.chars().count() >= MIN_SECRET_CHARS
@@ -38,7 +39,36 @@ pub fn remember(name: &str, value: &str) {
             secrets.push((form, shown.clone()));
         }
     }
-    secrets.sort_by(|a, b| b.0.len().cmp(&a.0.len()));
+    secrets.sort_by_key(|(form, _)| std::cmp::Reverse(form.len()));
+}
+
+/// `value` as the `url` crate (reqwest's URLs) writes it in a path, a query, a fragment, a user
+/// name and a password, each of which encodes a different set of characters.
+fn url_forms(value: &str) -> Vec<String> {
+    let Ok(base) = url::Url::parse("http://h/") else {
+        return Vec::new();
+    };
+    let mut forms = Vec::new();
+    let mut url = base.clone();
+    url.set_path(value);
+    forms.push(url.path().trim_start_matches('/').to_string());
+    let mut url = base.clone();
+    url.set_query(Some(value));
+    forms.extend(url.query().map(str::to_string));
+    let mut url = base.clone();
+    url.set_fragment(Some(value));
+    forms.extend(url.fragment().map(str::to_string));
+    let mut url = base.clone();
+    if url.set_username(value).is_ok() {
+        forms.push(url.username().to_string());
+    }
+    let mut url = base;
+    if url.set_password(Some(value)).is_ok() {
+        forms.extend(url.password().map(str::to_string));
+    }
+    let form_encoded: String = url::form_urlencoded::byte_serialize(value.as_bytes()).collect();
+    forms.push(form_encoded);
+    forms
 }
 
 /// `value` with every byte outside the URL-unreserved set written `%XX`.
@@ -54,10 +84,15 @@ fn percent_encoded(value: &str) -> String {
     out
 }
 
-/// `text` with every remembered secret replaced by the `${VAR}` it came from.
+/// What a shortened text is cut with (`stderr_tail::shorten` and the terminal's sanitiser).
+const CUT: char = '…';
+
+/// `text` with every remembered secret replaced by the `${VAR}` it came from; a secret cut in
+/// two by a shortened text (its start just before `…`, or its end just after) is replaced too.
 pub fn redact(text: &str) -> Cow<'_, str> {
     let secrets = SECRETS.read().unwrap_or_else(|p| p.into_inner());
-    if secrets.is_empty() || !secrets.iter().any(|(form, _)| text.contains(form.as_str())) {
+    let whole = secrets.iter().any(|(form, _)| text.contains(form.as_str()));
+    if secrets.is_empty() || (!whole && !text.contains(CUT)) {
         return Cow::Borrowed(text);
     }
     let mut out = text.to_string();
@@ -66,7 +101,83 @@ pub fn redact(text: &str) -> Cow<'_, str> {
             out = out.replace(form.as_str(), shown);
         }
     }
+    if out.contains(CUT) {
+        out = redact_cut(&out, &secrets);
+    }
+    if out == text {
+        return Cow::Borrowed(text);
+    }
     Cow::Owned(out)
+}
+
+/// `text` with the longest start of a secret (at least [`MIN_SECRET_CHARS`]) that ends at a
+/// `…`, and the longest end of one that starts right after it, replaced.
+fn redact_cut(text: &str, secrets: &[(String, String)]) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut pieces = text.split(CUT).peekable();
+    let mut after_cut = false;
+    while let Some(piece) = pieces.next() {
+        let mut piece = piece.to_string();
+        if after_cut && let Some((cut, shown)) = longest_end_at_start(&piece, secrets) {
+            piece = format!("{shown}{}", &piece[cut..]);
+        }
+        let before_cut = pieces.peek().is_some();
+        if before_cut && let Some((cut, shown)) = longest_start_at_end(&piece, secrets) {
+            piece = format!("{}{shown}", &piece[..cut]);
+        }
+        out.push_str(&piece);
+        if before_cut {
+            out.push(CUT);
+        }
+        after_cut = true;
+    }
+    out
+}
+
+/// Where the longest start of a secret that ends `piece` begins, and its replacement.
+fn longest_start_at_end<'a>(
+    piece: &str,
+    secrets: &'a [(String, String)],
+) -> Option<(usize, &'a str)> {
+    let mut best: Option<(usize, &str)> = None;
+    for (form, shown) in secrets {
+        let from = piece.len().saturating_sub(form.len());
+        for (at, _) in piece.char_indices().filter(|(at, _)| *at >= from) {
+            let tail = &piece[at..];
+            if tail.chars().count() >= MIN_SECRET_CHARS && form.starts_with(tail) {
+                if best.is_none_or(|(known, _)| at < known) {
+                    best = Some((at, shown));
+                }
+                break;
+            }
+        }
+    }
+    best
+}
+
+/// Where the longest end of a secret that starts `piece` ends, and its replacement.
+fn longest_end_at_start<'a>(
+    piece: &str,
+    secrets: &'a [(String, String)],
+) -> Option<(usize, &'a str)> {
+    let mut best: Option<(usize, &str)> = None;
+    for (form, shown) in secrets {
+        let ends: Vec<usize> = piece
+            .char_indices()
+            .map(|(at, c)| at + c.len_utf8())
+            .take_while(|end| *end <= form.len())
+            .collect();
+        for &end in ends.iter().rev() {
+            let head = &piece[..end];
+            if head.chars().count() >= MIN_SECRET_CHARS && form.ends_with(head) {
+                if best.is_none_or(|(known, _)| end > known) {
+                    best = Some((end, shown));
+                }
+                break;
+            }
+        }
+    }
+    best
 }
 
 /// `value` with [`redact`] applied to every string in it, keys included.
@@ -242,6 +353,29 @@ mod tests {
             redact("at http://h/?k=s3cr%22et%20value: s3cr\"et value on 80"),
             "at http://h/?k=${EARSHOT_UNIT_TOKEN}: ${EARSHOT_UNIT_TOKEN} on 80"
         );
+        assert_eq!(
+            redact("cut: s3cr\"et v… and …et value here"),
+            "cut: ${EARSHOT_UNIT_TOKEN}… and …${EARSHOT_UNIT_TOKEN} here"
+        );
+        assert_eq!(redact("…lue"), "…lue", "shorter than a secret is kept");
+
+        remember("EARSHOT_UNIT_URL_KEY", "p@ss w0rd!$&'=/?#x");
+        for set in [
+            &(|url: &mut url::Url| url.set_query(Some("p@ss w0rd!$&'=/?#x")))
+                as &dyn Fn(&mut url::Url),
+            &|url| url.set_path("p@ss w0rd!$&'=/?#x"),
+            &|url| url.set_fragment(Some("p@ss w0rd!$&'=/?#x")),
+            &|url| drop(url.set_password(Some("p@ss w0rd!$&'=/?#x"))),
+            &|url| drop(url.set_username("p@ss w0rd!$&'=/?#x")),
+        ] {
+            let mut url = url::Url::parse("http://h/").unwrap();
+            set(&mut url);
+            let shown = redact(url.as_str()).into_owned();
+            assert!(
+                shown.contains("${EARSHOT_UNIT_URL_KEY}"),
+                "{url} became {shown}"
+            );
+        }
         let json = serde_json::json!({"reason": "s3cr\"et value"});
         assert_eq!(
             redact_json(&json),

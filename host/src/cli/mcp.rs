@@ -558,9 +558,7 @@ async fn list(context: &Context, as_json: bool) -> CommandResult {
         return Ok(exit::OK);
     }
     if statuses.is_empty() {
-        output::out(&format!(
-            "no MCP servers configured (add them under mcpServers in a settings file)"
-        ));
+        output::out("no MCP servers configured (add them under mcpServers in a settings file)");
         return Ok(exit::OK);
     }
     let rows: Vec<Vec<String>> = statuses
@@ -664,7 +662,7 @@ async fn get(context: &Context, name: &str, as_json: bool) -> CommandResult {
         output::json(&item);
         return Ok(exit::OK);
     }
-    output::out(&format!("{name}"));
+    output::out(name);
     output::out(&format!(
         "  scope:      {}",
         scope_text(entry.layer, &entry.shadows)
@@ -682,7 +680,7 @@ async fn get(context: &Context, name: &str, as_json: bool) -> CommandResult {
         output::warning_line(&format!("server \"{name}\" {warning}"));
     }
     if !tools.is_empty() {
-        output::out(&format!("  tools:"));
+        output::out("  tools:");
         let rows: Vec<Vec<String>> = tools
             .iter()
             .map(|tool| {

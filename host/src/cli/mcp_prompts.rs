@@ -105,7 +105,7 @@ pub(crate) async fn get(
         Ok(messages) => {
             for message in messages {
                 output::out(&format!("[{}]", message.role));
-                output::out(&format!("{}", strip_for_terminal(&message.text)));
+                output::out(&strip_for_terminal(&message.text));
             }
             Ok(exit::OK)
         }

@@ -83,7 +83,7 @@ pub(crate) async fn read(settings: Settings, server: &str, uri: &str) -> Command
     host.shutdown().await;
     match answer {
         Ok(contents) => {
-            output::out(&format!("{}", strip_for_terminal(&contents.text)));
+            output::out(&strip_for_terminal(&contents.text));
             Ok(exit::OK)
         }
         Err(error @ CallError::Denied(_)) => {

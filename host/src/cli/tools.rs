@@ -164,9 +164,9 @@ async fn list(host: &Host, as_json: bool) -> CommandResult {
         return Ok(exit::OK);
     }
     if tools.is_empty() {
-        output::out(&format!(
-            "no tools: nothing is loaded (see `earshot mcp list`, `earshot extensions list`, `earshot plugins list`)"
-        ));
+        output::out(
+            "no tools: nothing is loaded (see `earshot mcp list`, `earshot extensions list`, `earshot plugins list`)",
+        );
         return Ok(exit::OK);
     }
     let rows: Vec<Vec<String>> = tools
@@ -208,7 +208,7 @@ async fn call(host: &Host, name: &str, input: &str) -> CommandResult {
             if let Some(title) = &result.title {
                 output::note(&format!("title: {}", strip_for_terminal(title)));
             }
-            output::out(&format!("{}", strip_for_terminal(&result.output)));
+            output::out(&strip_for_terminal(&result.output));
             if result.is_error {
                 Err(Failure::new(format!("{name} reported an error")).code(exit::TOOL_ERROR))
             } else {
@@ -229,7 +229,7 @@ async fn call(host: &Host, name: &str, input: &str) -> CommandResult {
             message,
             cause: FailureCause::ExtensionThrew { .. },
         }) => {
-            output::out(&format!("{}", strip_for_terminal(&message)));
+            output::out(&strip_for_terminal(&message));
             Err(Failure::new(format!("{name} reported an error")).code(exit::TOOL_ERROR))
         }
         Err(error) => Err(Failure::new(error.to_string())),

@@ -913,7 +913,9 @@ impl McpServers {
 
     /// Nothing when `slot`'s server is not unresponsive, or when it answers a ping now (within
     /// [`UNRESPONSIVE_PING_TIMEOUT`], at most its call timeout), which makes it responsive again.
-    /// A server that died meanwhile is left to the usual restart.
+    /// A server that does not is ended when it may still be restarted (the next call restarts it
+    /// once, as a server that died), else left unresponsive. A server that died meanwhile is left
+    /// to the usual restart.
     ///
     /// # Errors
     /// `server "NAME" is not answering: ...`, at once, without the call being sent.
@@ -932,14 +934,39 @@ impl McpServers {
             return Ok(());
         }
         let name = &slot.entry.name;
+        let what = format!(
+            "{why}, and it did not answer a ping within {}",
+            seconds(bound)
+        );
+        let restartable = self.restart_allowed(slot).is_ok();
+        let (next, cause) = if restartable {
+            if slot.holds(&connection) {
+                self.mark_died(
+                    slot,
+                    &Ending {
+                        what: format!("stopped answering: {what}"),
+                        stderr: connection.stderr_suffix(),
+                    },
+                );
+            }
+            (
+                "it was ended, and the next call restarts it once",
+                FailureCause::ServerGone {
+                    server: name.clone(),
+                    restartable: true,
+                },
+            )
+        } else {
+            (
+                "its calls fail at once until it answers one",
+                FailureCause::ServerUnavailable {
+                    server: name.clone(),
+                },
+            )
+        };
         Err(CallError::failed(
-            format!(
-                "server \"{name}\" is not answering: {why}, and it did not answer a ping within {}; its calls fail at once until it answers one",
-                seconds(bound)
-            ),
-            FailureCause::ServerUnavailable {
-                server: name.clone(),
-            },
+            format!("server \"{name}\" is not answering: {what}; {next}"),
+            cause,
         ))
     }
 

@@ -200,3 +200,68 @@ fn an_ignore_file_earshot_cannot_own_means_no_token_and_no_record_is_written() {
         assert_eq!(std::fs::read_to_string(&target).unwrap(), "unchanged\n");
     }
 }
+
+#[test]
+fn a_local_file_the_repository_committed_gets_no_token_and_no_record() {
+    let sandbox = Sandbox::new();
+    sandbox.write(".earshot/settings.local.json", "{}\n");
+    sandbox.git(&["add", "-A"]);
+    sandbox.git(&["commit", "-q", "-m", "the repository ships its local file"]);
+    let fixture = crate::common::mcp_fixture("env_dump.py");
+    let (code, _, stderr) = sandbox.run(&[
+        "mcp",
+        "add",
+        "-s",
+        "local",
+        "--env",
+        "TOKEN=hunter2",
+        "mine",
+        "--",
+        "python3",
+        &fixture,
+    ]);
+    assert_ne!(code, 0, "{stderr}");
+    assert!(
+        stderr.contains("is tracked by git")
+            && stderr.contains("git rm --cached .earshot/settings.local.json"),
+        "{stderr}"
+    );
+    assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
+    assert_eq!(sandbox.read(".earshot/settings.local.json"), "{}\n");
+    // Once the user untracks it (keeping the file), the same command writes it, ignored by git.
+    sandbox.git(&["rm", "-q", "--cached", ".earshot/settings.local.json"]);
+    let (code, _, stderr) = sandbox.run(&[
+        "mcp",
+        "add",
+        "-s",
+        "local",
+        "--env",
+        "TOKEN=hunter2",
+        "mine",
+        "--",
+        "python3",
+        &fixture,
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        sandbox
+            .read(".earshot/settings.local.json")
+            .contains("hunter2")
+    );
+    let status = std::process::Command::new("git")
+        .arg("-C")
+        .arg(sandbox.project())
+        .args(["status", "--porcelain", "--untracked-files=all"])
+        .output()
+        .unwrap();
+    let status = String::from_utf8_lossy(&status.stdout);
+    assert!(
+        !status.contains("settings.local.json\n")
+            || status.contains("D  .earshot/settings.local.json"),
+        "{status}"
+    );
+    assert!(
+        !status.contains("?? .earshot/settings.local.json"),
+        "{status}"
+    );
+}

@@ -64,6 +64,16 @@ pub enum IgnoreError {
         /// What failed.
         reason: String,
     },
+    /// Git tracks the file (the repository committed it), so no ignore line applies to it.
+    #[error(
+        "{path} is tracked by git (the repository committed it), so git would commit what earshot writes there; nothing was written: run `git rm --cached {relative}` (your copy stays), then run the command again"
+    )]
+    Tracked {
+        /// The file.
+        path: PathBuf,
+        /// Its path from the repository's top.
+        relative: String,
+    },
     /// After writing, git would still not ignore one of the files.
     #[error(
         "{path} would not be ignored by git ({why}); nothing was written to it: fix that ignore file, then run the command again"
@@ -94,10 +104,25 @@ impl From<NoLinkError> for IgnoreError {
 ///
 /// # Errors
 /// [`IgnoreError::Link`] when `.earshot/` or its `.gitignore` is a link, [`IgnoreError::Io`] when
-/// it cannot be written, [`IgnoreError::NotIgnored`] when git would still not ignore a file.
+/// it cannot be written, [`IgnoreError::Tracked`] when the repository committed one of the files,
+/// [`IgnoreError::NotIgnored`] when git would still not ignore one.
 pub fn ensure_local_files_ignored(project: &ProjectPaths) -> Result<(), IgnoreError> {
     let path = project.earshot_dir().join(".gitignore");
     refuse_links_below(&project.root, &path)?;
+    let top = repository_top(&project.root);
+    for name in CHECKED {
+        let file = project.earshot_dir().join(name);
+        let relative = file
+            .strip_prefix(top)
+            .map(|rest| rest.to_string_lossy().replace('\\', "/"))
+            .unwrap_or_default();
+        if super::git_index::tracks(top, &relative) {
+            return Err(IgnoreError::Tracked {
+                path: file,
+                relative,
+            });
+        }
+    }
     let existing = read_text_no_follow(&path, MAX_IGNORE_BYTES)?;
     let text = with_entries_last(existing.as_deref().unwrap_or_default());
     if existing.as_deref() != Some(text.as_str()) {
@@ -162,10 +187,7 @@ fn write_atomically(path: &Path, text: &str) -> Result<(), IgnoreError> {
 /// # Errors
 /// [`IgnoreError::Io`] when an ignore file cannot be read.
 pub fn not_ignored_because(root: &Path, file: &Path) -> Result<Option<String>, IgnoreError> {
-    let top = root
-        .ancestors()
-        .find(|dir| std::fs::symlink_metadata(dir.join(".git")).is_ok())
-        .unwrap_or(root);
+    let top = repository_top(root);
     let folders: Vec<&Path> = file
         .ancestors()
         .skip(1)
@@ -187,6 +209,13 @@ pub fn not_ignored_because(root: &Path, file: &Path) -> Result<Option<String>, I
         Decision::ReIncluded(line, from) => Some(format!("\"{line}\" in {} re-includes it", from)),
         Decision::NoMatch => Some("no ignore line matches it".into()),
     })
+}
+
+/// The repository's top: the nearest folder with `.git` at or above `root`, else `root`.
+fn repository_top(root: &Path) -> &Path {
+    root.ancestors()
+        .find(|dir| std::fs::symlink_metadata(dir.join(".git")).is_ok())
+        .unwrap_or(root)
 }
 
 enum Decision {

@@ -11,6 +11,7 @@
 //! or a submodule can ship) only what earshot wrote and signed for this user grants.
 
 mod edit;
+mod git_index;
 mod ignore_file;
 mod layers;
 mod no_links;

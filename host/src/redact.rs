@@ -365,8 +365,8 @@ mod tests {
                 as &dyn Fn(&mut url::Url),
             &|url| url.set_path("p@ss w0rd!$&'=/?#x"),
             &|url| url.set_fragment(Some("p@ss w0rd!$&'=/?#x")),
-            &|url| drop(url.set_password(Some("p@ss w0rd!$&'=/?#x"))),
-            &|url| drop(url.set_username("p@ss w0rd!$&'=/?#x")),
+            &|url| url.set_password(Some("p@ss w0rd!$&'=/?#x")).unwrap(),
+            &|url| url.set_username("p@ss w0rd!$&'=/?#x").unwrap(),
         ] {
             let mut url = url::Url::parse("http://h/").unwrap();
             set(&mut url);

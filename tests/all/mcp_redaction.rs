@@ -287,3 +287,66 @@ fn json_output_escapes_c1_and_bidirectional_characters_and_keeps_the_value() {
         "a JSON reader gets the value the server sent"
     );
 }
+
+#[test]
+fn mcp_serve_never_sends_an_expanded_secret_to_its_client_or_its_log() {
+    use std::io::BufRead;
+    let sandbox = Sandbox::new();
+    let leaky = leaky_server(&sandbox);
+    sandbox.user_settings(json!({"mcpServers": {
+            "leaky": {"command": "python3", "args": [leaky], "env": {"TOKEN": "${EARSHOT_T_CALL_KEY}"}},
+            "byurl": {"type": "http", "url": format!("http://127.0.0.1:{}/mcp?key=${{EARSHOT_T_URL_KEY}}", free_port())},
+        },
+        "permissions": {"allow": ["Mcp(leaky__*)"]}}));
+    let log = sandbox.dir.path().join("serve.log");
+    let mut command = sandbox.earshot();
+    for (name, value) in SECRETS {
+        command.env(name, value);
+    }
+    let mut serve = command
+        .args(["-vv", "mcp", "serve"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::fs::File::create(&log).unwrap())
+        .spawn()
+        .unwrap();
+    let mut stdin = serve.stdin.take().unwrap();
+    let mut lines = std::io::BufReader::new(serve.stdout.take().unwrap()).lines();
+    let mut send = move |message: Value| {
+        writeln!(stdin, "{message}").unwrap();
+        stdin.flush().unwrap();
+    };
+    send(
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {},
+        "clientInfo": {"name": "t", "version": "0"}}}),
+    );
+    send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    send(json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+        "params": {"name": "leaky__leak", "arguments": {}}}));
+    let mut seen = String::new();
+    let answer = loop {
+        let line = lines.next().expect("an answer").unwrap();
+        seen.push_str(&line);
+        seen.push('\n');
+        let message: Value = serde_json::from_str(&line).unwrap();
+        if message["id"] == 2 {
+            break message;
+        }
+    };
+    drop(send);
+    for line in lines.map_while(Result::ok) {
+        seen.push_str(&line);
+    }
+    serve.wait().unwrap();
+    assert!(
+        answer
+            .to_string()
+            .contains("token is ${EARSHOT_T_CALL_KEY}"),
+        "{answer}"
+    );
+    assert_no_secret(&["mcp", "serve"], &seen);
+    let logged = std::fs::read_to_string(&log).unwrap();
+    assert!(logged.contains("${EARSHOT_T_URL_KEY}"), "{logged}");
+    assert_no_secret(&["-vv", "mcp", "serve", "(stderr)"], &logged);
+}

@@ -218,6 +218,17 @@ impl ModuleLoader for ConfinedLoader {
         request: ModuleRequest,
         context: &RefCell<&mut Context>,
     ) -> JsResult<Module> {
+        // Boa's parser recurses in Rust once per level of nesting: an `import()` made deep in a
+        // native recursion parses only with a parse's worth of stack left, as `eval` does.
+        if context
+            .borrow()
+            .native_stack_remaining()
+            .is_some_and(|left| left < crate::sources::parse_guard::PARSE_STACK_BYTES)
+        {
+            return Err(JsNativeError::range()
+                .with_message("Maximum call stack size exceeded")
+                .into());
+        }
         let specifier = request.specifier().to_std_string_escaped();
         let path = self
             .resolve(&specifier, referrer.path())

@@ -166,7 +166,7 @@ pub enum RecordError {
 }
 
 /// Records that the user trusts `kind`/`name` as it is now (`digest`), signs the record, and
-/// keeps `.earshot/settings.local.json` out of git first (its lines last in `.earshot/.gitignore`).
+/// keeps `.earshot/settings.local.json` out of git.
 ///
 /// # Errors
 /// A [`RecordError`] when the key or a file cannot be used.
@@ -177,6 +177,20 @@ pub fn record_trust(
     digest: &str,
 ) -> Result<(), RecordError> {
     let record = signed_record(settings, kind.cli_noun(), name, Some(digest))?;
+    store_record(settings, kind, name, record)
+}
+
+/// Writes `record` as `trust.<kind>.<name>` in the local file, refusing (and changing nothing)
+/// when `trust` or `trust.<kind>` there is not an object.
+///
+/// # Errors
+/// A [`RecordError`] when the file cannot be edited or has the wrong shape.
+pub(super) fn store_record(
+    settings: &Settings,
+    kind: SourceKind,
+    name: &str,
+    record: Value,
+) -> Result<(), RecordError> {
     let mut shape_ok = true;
     let path = edit_local_file(settings, |value| {
         let root = value.as_object_mut().expect("settings files hold objects");

@@ -14,7 +14,7 @@ use crate::names::SourceKind;
 use crate::settings::{Layer, Settings};
 
 use super::key::TrustKey;
-use super::record::{RecordError, edit_local_file, object_at, signed_record};
+use super::record::{RecordError, signed_record, store_record};
 
 /// The kind the `written` signature is made over.
 fn written_kind(kind: SourceKind) -> String {
@@ -37,30 +37,7 @@ pub fn record_written(
     if let (Some(record), Some(signature)) = (record.as_object_mut(), written.get("signature")) {
         record.insert("written".into(), signature.clone());
     }
-    let mut shape_ok = true;
-    let path = edit_local_file(settings, |value| {
-        let root = value.as_object_mut().expect("settings files hold objects");
-        match object_at(root, "trust").and_then(|trust| object_at(trust, kind.cli_noun())) {
-            Some(kind_map) => {
-                kind_map.insert(name.to_string(), record);
-            }
-            None => shape_ok = false,
-        }
-    })?;
-    if shape_ok {
-        Ok(())
-    } else {
-        Err(RecordError::Edit {
-            path: path.clone(),
-            source: crate::settings::EditError::Io {
-                path,
-                reason: format!(
-                    "\"trust\" or \"trust.{}\" there is not an object; fix it by hand, nothing was changed",
-                    kind.cli_noun()
-                ),
-            },
-        })
-    }
+    store_record(settings, kind, name, record)
 }
 
 /// Whether the local file holds a record, made by `earshot mcp add -s local` for this user in

@@ -55,6 +55,24 @@ fn git_output(sandbox: &Sandbox, args: &[&str]) -> (bool, String) {
     )
 }
 
+/// `earshot mcp add -s local --env TOKEN=hunter2 mine -- python3 env_dump.py`: a token earshot
+/// writes into the local file. Returns (exit code, stdout, stderr).
+fn add_local_server_with_token(sandbox: &Sandbox) -> (i32, String, String) {
+    let fixture = crate::common::mcp_fixture("env_dump.py");
+    sandbox.run(&[
+        "mcp",
+        "add",
+        "-s",
+        "local",
+        "--env",
+        "TOKEN=hunter2",
+        "mine",
+        "--",
+        "python3",
+        &fixture,
+    ])
+}
+
 /// What the real git says: every earshot file is ignored, `git add -A` stages none of them, and
 /// the repository's ignore file still holds its own lines.
 fn assert_kept_out_of_git(sandbox: &Sandbox, case: &str, file: &str, text: &str) {
@@ -99,19 +117,7 @@ fn mcp_add_with_env_keeps_the_token_out_of_git_whatever_the_repository_ignores()
         sandbox.write(file, text);
         sandbox.git(&["add", "-A"]);
         sandbox.git(&["commit", "-q", "-m", "the repository"]);
-        let fixture = crate::common::mcp_fixture("env_dump.py");
-        let (code, _, stderr) = sandbox.run(&[
-            "mcp",
-            "add",
-            "-s",
-            "local",
-            "--env",
-            "TOKEN=hunter2",
-            "mine",
-            "--",
-            "python3",
-            &fixture,
-        ]);
+        let (code, _, stderr) = add_local_server_with_token(&sandbox);
         assert_eq!(code, 0, "{case}: {stderr}");
         assert!(
             sandbox
@@ -161,19 +167,7 @@ fn an_ignore_file_earshot_cannot_own_means_no_token_and_no_record_is_written() {
             "folder" => std::fs::create_dir_all(&ignore).unwrap(),
             _ => std::os::unix::fs::symlink(&target, &ignore).unwrap(),
         }
-        let fixture = crate::common::mcp_fixture("env_dump.py");
-        let (code, _, stderr) = sandbox.run(&[
-            "mcp",
-            "add",
-            "-s",
-            "local",
-            "--env",
-            "TOKEN=hunter2",
-            "mine",
-            "--",
-            "python3",
-            &fixture,
-        ]);
+        let (code, _, stderr) = add_local_server_with_token(&sandbox);
         assert_eq!(code, 1, "{setup}: {stderr}");
         assert_eq!(
             stderr.trim().lines().count(),
@@ -207,19 +201,7 @@ fn a_local_file_the_repository_committed_gets_no_token_and_no_record() {
     sandbox.write(".earshot/settings.local.json", "{}\n");
     sandbox.git(&["add", "-A"]);
     sandbox.git(&["commit", "-q", "-m", "the repository ships its local file"]);
-    let fixture = crate::common::mcp_fixture("env_dump.py");
-    let (code, _, stderr) = sandbox.run(&[
-        "mcp",
-        "add",
-        "-s",
-        "local",
-        "--env",
-        "TOKEN=hunter2",
-        "mine",
-        "--",
-        "python3",
-        &fixture,
-    ]);
+    let (code, _, stderr) = add_local_server_with_token(&sandbox);
     assert_ne!(code, 0, "{stderr}");
     assert!(
         stderr.contains("is tracked by git")
@@ -230,38 +212,29 @@ fn a_local_file_the_repository_committed_gets_no_token_and_no_record() {
     assert_eq!(sandbox.read(".earshot/settings.local.json"), "{}\n");
     // Once the user untracks it (keeping the file), the same command writes it, ignored by git.
     sandbox.git(&["rm", "-q", "--cached", ".earshot/settings.local.json"]);
-    let (code, _, stderr) = sandbox.run(&[
-        "mcp",
-        "add",
-        "-s",
-        "local",
-        "--env",
-        "TOKEN=hunter2",
-        "mine",
-        "--",
-        "python3",
-        &fixture,
-    ]);
+    let (code, _, stderr) = add_local_server_with_token(&sandbox);
     assert_eq!(code, 0, "{stderr}");
     assert!(
         sandbox
             .read(".earshot/settings.local.json")
             .contains("hunter2")
     );
-    let status = std::process::Command::new("git")
-        .arg("-C")
-        .arg(sandbox.project())
-        .args(["status", "--porcelain", "--untracked-files=all"])
-        .output()
-        .unwrap();
-    let status = String::from_utf8_lossy(&status.stdout);
-    assert!(
-        !status.contains("settings.local.json\n")
-            || status.contains("D  .earshot/settings.local.json"),
-        "{status}"
+    let (ignored, _) = git_output(
+        &sandbox,
+        &[
+            "check-ignore",
+            "-q",
+            "--no-index",
+            ".earshot/settings.local.json",
+        ],
     );
-    assert!(
-        !status.contains("?? .earshot/settings.local.json"),
-        "{status}"
-    );
+    assert!(ignored, "git ignores the untracked local file");
+    // `git add -A` stages only the user's own removal from the index, never the token.
+    sandbox.git(&["add", "-A"]);
+    let (_, staged) = git_output(&sandbox, &["diff", "--cached", "--name-status"]);
+    let local: Vec<&str> = staged
+        .lines()
+        .filter(|line| line.contains("settings.local"))
+        .collect();
+    assert_eq!(local, ["D\t.earshot/settings.local.json"], "{staged}");
 }

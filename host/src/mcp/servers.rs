@@ -320,10 +320,47 @@ pub struct McpServers {
 /// Where the session's settings files are, and every `${VAR}` their servers looked up at start
 /// with its value then, so that a server is admitted again before each later start from the
 /// files as they are on disk then.
+#[derive(Clone)]
 struct Readmission {
     user_config_dir: Option<PathBuf>,
     project: Option<ProjectPaths>,
     variables: HashMap<String, Option<String>>,
+}
+
+impl Readmission {
+    /// Why `started` (the entry a server was started from) may not start again now, from the
+    /// settings files as they are on disk, with whether that is a trust refusal; `None` when it
+    /// may.
+    fn refusal(&self, started: &ServerEntry) -> Option<(String, bool)> {
+        let settings = Settings::load(self.user_config_dir.as_deref(), self.project.clone());
+        let lookup = |variable: &str| self.variables.get(variable).cloned().flatten();
+        let found = read_servers(&settings, &lookup)
+            .into_iter()
+            .find(|entry| entry.name == started.name);
+        Some(match found.map(|entry| effective_entry(&settings, entry)) {
+            None => (
+                "it is no longer configured in any settings file".to_string(),
+                false,
+            ),
+            // A definition that no longer expands is a failure, anything else a trust refusal.
+            Some((entry, Err(why))) => (why, entry.definition.is_ok()),
+            Some((entry, Ok(()))) => {
+                let same = entry.layer == started.layer
+                    && match (&entry.definition, &started.definition) {
+                        (Ok(now), Ok(then)) => now.canonical_json() == then.canonical_json(),
+                        _ => false,
+                    };
+                if same {
+                    return None;
+                }
+                (
+                    "its definition changed during this session; start a new session to use it"
+                        .to_string(),
+                    false,
+                )
+            }
+        })
+    }
 }
 
 impl McpServers {
@@ -1085,7 +1122,7 @@ impl McpServers {
             return Err(format!("server \"{server}\" is not started: {why}"));
         }
         // The login sends the entry's headers: only for the definition as it is trusted now.
-        self.readmit(slot)?;
+        self.readmit(slot).await?;
         let challenge = slot.wanted_challenge();
         let _one_login = slot.logging_in.lock().await;
         let scopes = self
@@ -1131,7 +1168,7 @@ impl McpServers {
     /// is admitted again (see [`McpServers::readmit`]).
     async fn reconnect(&self, slot: &Slot) -> Result<Arc<Connection>, String> {
         let name = &slot.entry.name;
-        self.readmit(slot)?;
+        self.readmit(slot).await?;
         let definition = slot
             .definition()
             .ok_or_else(|| format!("server \"{name}\" cannot start"))?
@@ -1184,43 +1221,21 @@ impl McpServers {
     ///
     /// # Errors
     /// `server "NAME" is not started: ...`.
-    fn readmit(&self, slot: &Slot) -> Result<(), String> {
+    async fn readmit(&self, slot: &Slot) -> Result<(), String> {
         if slot.entry.session_only {
             // A client's session server is in no settings file and runs no process here.
             return Ok(());
         }
         let name = &slot.entry.name;
-        let settings = Settings::load(
-            self.readmission.user_config_dir.as_deref(),
-            self.readmission.project.clone(),
-        );
-        let variables = &self.readmission.variables;
-        let lookup = |variable: &str| variables.get(variable).cloned().flatten();
-        let found = read_servers(&settings, &lookup)
-            .into_iter()
-            .find(|entry| entry.name == *name);
-        let (why, trust) = match found.map(|entry| effective_entry(&settings, entry)) {
-            None => (
-                "it is no longer configured in any settings file".to_string(),
-                false,
-            ),
-            // A definition that no longer expands is a failure, anything else a trust refusal.
-            Some((entry, Err(why))) => (why, entry.definition.is_ok()),
-            Some((entry, Ok(()))) => {
-                let same = entry.layer == slot.entry.layer
-                    && match (&entry.definition, &slot.entry.definition) {
-                        (Ok(now), Ok(then)) => now.canonical_json() == then.canonical_json(),
-                        _ => false,
-                    };
-                if same {
-                    return Ok(());
-                }
-                (
-                    "its definition changed during this session; start a new session to use it"
-                        .to_string(),
-                    false,
-                )
-            }
+        // Reading the settings files and hashing the project files a server names is blocking
+        // I/O: it runs off the async caller's thread.
+        let readmission = self.readmission.clone();
+        let started = slot.entry.clone();
+        let refusal = tokio::task::spawn_blocking(move || readmission.refusal(&started))
+            .await
+            .unwrap_or_else(|_| Some(("its admission check panicked".to_string(), false)));
+        let Some((why, trust)) = refusal else {
+            return Ok(());
         };
         let line = format!("server \"{name}\" is not started: {why}");
         let state = if trust {
@@ -1273,7 +1288,7 @@ impl McpServers {
         let cwd = slot.cwd.clone();
         let handler = self.handler_for(slot);
         tokio::time::sleep(wait).await;
-        self.readmit(slot).map_err(|line| {
+        self.readmit(slot).await.map_err(|line| {
             CallError::failed(
                 line,
                 FailureCause::ServerUnavailable {

@@ -12,8 +12,9 @@ use std::sync::{Arc, Mutex, RwLock, RwLockReadGuard};
 
 use serde_json::{Value, json};
 
-use crate::dispatch::call_registered;
-use crate::gate::{Gate, Prompter};
+use crate::dispatch::{HookNote, call_registered};
+use crate::gate::{Gate, Outcome, Prompter};
+use crate::hooks::{HookAsk, HookEngine, HookEvent, HookReport, HookTool, HookedCall};
 use crate::loaders::components::load_components;
 use crate::loaders::extensions::{limits_from_settings, load_extensions};
 use crate::loaders::mcp::{load_mcp_tools, reload_server_tools};
@@ -31,6 +32,7 @@ use crate::sandbox::{
 };
 use crate::settings::Settings;
 
+mod hooked_calls;
 mod mcp_resources;
 
 /// Looks up an environment variable for `${VAR}` in server definitions.
@@ -56,6 +58,12 @@ pub struct Host {
     /// `tool_search`'s index of the MCP tools, built at the first search and dropped when a
     /// server's tools change.
     search_index: Mutex<Option<Arc<SearchIndex>>>,
+    /// The session's hooks, when any may run (`None` with hooks off or none configured).
+    hooks: Option<Arc<HookEngine>>,
+    /// What the hooks on `SessionStart` said.
+    session_start: HookReport,
+    /// What the user should know about the session's hooks (untrusted, refused, changed).
+    hook_notices: Vec<String>,
 }
 
 /// One tool as a model is shown it.
@@ -91,6 +99,8 @@ pub struct HostBuilder {
     elicitor: Option<Arc<dyn Elicitor>>,
     call_progress: Option<CallProgressCallback>,
     session_servers: Vec<SessionServer>,
+    hooks: bool,
+    session_id: Option<String>,
 }
 
 impl HostBuilder {
@@ -108,7 +118,23 @@ impl HostBuilder {
             elicitor: None,
             call_progress: None,
             session_servers: Vec::new(),
+            hooks: true,
+            session_id: None,
         }
+    }
+
+    /// Whether the hooks in the settings run (default: yes). Off is `--no-hooks`: it only
+    /// narrows what runs, since a hook can never grant.
+    pub fn hooks(mut self, enabled: bool) -> HostBuilder {
+        self.hooks = enabled;
+        self
+    }
+
+    /// The session's id as hooks see it (`session_id`, `EARSHOT_SESSION_ID`); default: a new
+    /// random UUID.
+    pub fn session_id(mut self, id: impl Into<String>) -> HostBuilder {
+        self.session_id = Some(id.into());
+        self
     }
 
     /// Adds streamable HTTP servers for this session only (an editor's, over ACP), started
@@ -217,6 +243,8 @@ impl HostBuilder {
             elicitor,
             call_progress,
             session_servers,
+            hooks,
+            session_id,
         } = self;
         let engine = engine.unwrap_or_else(SandboxEngine::shared);
         let cache = cache.unwrap_or_else(|| match &settings.user_config_dir {
@@ -226,6 +254,7 @@ impl HostBuilder {
         let env: EnvLookup = env.unwrap_or_else(|| Arc::new(|name: &str| std::env::var(name).ok()));
         let mcp_options = mcp_options.unwrap_or_else(|| McpOptions::from_settings(&settings));
         let wants_mcp = !read_servers(&settings, &*env).is_empty() || !session_servers.is_empty();
+        let hook_env = env.clone();
         // Compiling components and running extensions' top levels is blocking work.
         let (settings, validator, mut registry, parser) = blocking(move || {
             let validator = SchemaValidator::new(&engine, &cache)?;
@@ -278,6 +307,28 @@ impl HostBuilder {
             None => None,
         };
         let gate = Gate::from_settings(&settings);
+        let (hooks, hook_notices) = if hooks {
+            let session_id = session_id.unwrap_or_else(new_session_id);
+            let for_hooks = settings.clone();
+            // Admission hashes the project files each hook names.
+            let engine =
+                blocking(move || HookEngine::load(&for_hooks, session_id, hook_env)).await;
+            let notices = engine.notices().to_vec();
+            (
+                (!engine.hooks().is_empty()).then(|| Arc::new(engine)),
+                notices,
+            )
+        } else {
+            (None, Vec::new())
+        };
+        let session_start = match &hooks {
+            Some(engine) => {
+                let mut fields = serde_json::Map::new();
+                fields.insert("source".into(), "startup".into());
+                engine.fire(HookEvent::SessionStart, fields, None).await
+            }
+            None => HookReport::default(),
+        };
         Ok(Host {
             settings,
             gate,
@@ -288,8 +339,20 @@ impl HostBuilder {
             surfaced: Mutex::new(BTreeSet::new()),
             listing_version: AtomicU64::new(0),
             search_index: Mutex::new(None),
+            hooks,
+            session_start,
+            hook_notices,
         })
     }
+}
+
+/// A random version 4 UUID: a session's id when the embedder gives none.
+fn new_session_id() -> String {
+    let mut bytes = [0u8; 16];
+    let _ = getrandom::fill(&mut bytes);
+    uuid::Builder::from_random_bytes(bytes)
+        .into_uuid()
+        .to_string()
 }
 
 /// Runs blocking work on tokio's blocking pool, passing a panic on to the caller.
@@ -398,13 +461,33 @@ impl Host {
         input_json: &str,
         prompter: &dyn Prompter,
     ) -> Result<ToolOutput, CallError> {
+        if let Some(hooks) = &self.hooks
+            && hooks.has_tool_hooks()
+        {
+            // Boxed: with no tool hooks a call's future stays as small as it was.
+            return Box::pin(self.call_hooked(hooks, name, input_json, prompter)).await;
+        }
+        self.call_unhooked(name, input_json, prompter, None).await
+    }
+
+    /// [`Host::call`] after the `PreToolUse` hooks (`hooks` says what they did): `tool_search`
+    /// and the resource tools run here, every other tool through dispatch.
+    async fn call_unhooked(
+        &self,
+        name: &str,
+        input_json: &str,
+        prompter: &dyn Prompter,
+        hooks: Option<&HookNote>,
+    ) -> Result<ToolOutput, CallError> {
         self.refresh_changed_tools().await;
         // With no MCP server there is no tool_search to count for.
         let searching = self.mcp.is_some() && self.counted_tool_search_active();
         if name == TOOL_SEARCH_NAME && searching {
+            self.ask_for_hook(name, input_json, hooks, prompter).await?;
             return self.tool_search(input_json);
         }
         if let Some(answer) = self.resource_tool_call(name, input_json, prompter) {
+            self.ask_for_hook(name, input_json, hooks, prompter).await?;
             return answer.await;
         }
         // The shared entry: no lock is held while the gate asks or the tool runs, so a
@@ -424,7 +507,39 @@ impl Host {
         {
             return Err(CallError::NotListed(tool.id.namespaced()));
         }
-        call_registered(&tool, &self.gate, &self.validator, prompter, input_json).await
+        call_registered(
+            &tool,
+            &self.gate,
+            &self.validator,
+            prompter,
+            input_json,
+            hooks,
+        )
+        .await
+    }
+
+    /// For one of the host's own tools, which no rule covers: when a hook asked for approval,
+    /// the one ask that must be answered yes before it runs.
+    async fn ask_for_hook(
+        &self,
+        name: &str,
+        input_json: &str,
+        hooks: Option<&HookNote>,
+        prompter: &dyn Prompter,
+    ) -> Result<(), CallError> {
+        let Some(ask) = hooks.and_then(|hooks| hooks.ask.as_ref()) else {
+            return Ok(());
+        };
+        let detail = format!(
+            "input: {} | hook \"{}\" asks: {}",
+            crate::gate::sanitise_for_terminal(input_json, 600),
+            ask.hook,
+            ask.reason
+        );
+        match self.gate.ask_for_hook(name, &detail, prompter).await {
+            Outcome::Allowed => Ok(()),
+            Outcome::Denied(reason) => Err(CallError::Denied(reason)),
+        }
     }
 
     /// Why `name` cannot be called: its server is waiting for a login (its tools are not listed
@@ -548,6 +663,14 @@ impl Host {
     /// SIGKILL after a grace period, all servers at once). Dropping a `Host` without it neither
     /// blocks nor panics: the same sequence then runs in the background on the session's runtime.
     pub async fn shutdown(&self) {
+        if let Some(hooks) = &self.hooks {
+            let mut fields = serde_json::Map::new();
+            fields.insert("reason".into(), "shutdown".into());
+            let report = hooks.fire(HookEvent::SessionEnd, fields, None).await;
+            for line in report.lines_for_user() {
+                tracing::warn!("{line}");
+            }
+        }
         if let Some(servers) = &self.mcp {
             servers.shut_down().await;
         }

@@ -10,6 +10,7 @@
 //!
 //! * [`host`] — a loaded session: settings, gate, sandboxes, registry.
 //! * [`gate`] — THE GATE: rules, decisions, prompters.
+//! * [`hooks`] — commands on the session's events that can deny, ask or add context, never allow.
 //! * `dispatch` — the only code that runs a tool (after the gate allows it).
 //! * `runner` — the one seam every source kind's runtime implements, and what a call returns.
 //! * `registry` — one namespace for every tool.
@@ -33,6 +34,7 @@ pub mod cli;
 mod dispatch;
 pub mod extensions;
 pub mod gate;
+pub mod hooks;
 pub mod host;
 mod loaders;
 pub mod mcp;
@@ -59,6 +61,7 @@ pub mod bench_support {
 pub use gate::{
     NonInteractivePrompter, PermissionPrompt, PromptAnswer, Prompter, TerminalPrompter,
 };
+pub use hooks::{HookEvent, HookOutcome, HookReport, HookTool};
 pub use host::{Host, HostBuilder, ModelTool};
 pub use mcp::{
     McpOptions, McpPrompt, McpPromptArgument, McpPromptMessage, McpResource, McpResourceContents,

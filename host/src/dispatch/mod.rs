@@ -7,6 +7,36 @@ use crate::registry::RegisteredTool;
 use crate::runner::{CallError, FailureCause, ToolOutput};
 use crate::sandbox::{SchemaError, SchemaValidator, ValidationIssue, Verdict};
 
+/// What the `PreToolUse` hooks did to a call, for the gate and its prompt.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct HookNote {
+    /// A hook asked for approval: the call is asked even over an allow rule.
+    pub ask: Option<crate::hooks::HookAsk>,
+    /// The input before hooks rewrote it, and who rewrote it (the prompt shows both inputs).
+    pub rewrite: Option<(String, Vec<String>)>,
+}
+
+impl HookNote {
+    /// The lines the prompt's detail gets after the input.
+    fn detail(&self) -> String {
+        let mut lines = String::new();
+        if let Some((original, by)) = &self.rewrite {
+            lines.push_str(&format!(
+                " | rewritten by hook {}; the original input: {}",
+                by.iter()
+                    .map(|name| format!("\"{name}\""))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                sanitise_for_terminal(original, 400)
+            ));
+        }
+        if let Some(ask) = &self.ask {
+            lines.push_str(&format!(" | hook \"{}\" asks: {}", ask.hook, ask.reason));
+        }
+        lines
+    }
+}
+
 /// Runs one registered tool: gate (prompting only on ask), input validation, then the tool.
 ///
 /// # Errors
@@ -17,6 +47,7 @@ pub(crate) async fn call_registered(
     validator: &SchemaValidator,
     prompter: &dyn Prompter,
     input_json: &str,
+    hooks: Option<&HookNote>,
 ) -> Result<ToolOutput, CallError> {
     let request = ToolRequest {
         tool: &tool.id,
@@ -29,14 +60,22 @@ pub(crate) async fn call_registered(
     // asks someone who will see them.
     let prompt_text = || async {
         let written = tool.runner.describe(&tool.id, input_json).await;
+        let mut detail = written
+            .detail
+            .unwrap_or_else(|| format!("input: {}", sanitise_for_terminal(input_json, 800)));
+        if let Some(hooks) = hooks {
+            detail.push_str(&hooks.detail());
+        }
         (
             written.title.unwrap_or_else(|| tool.description.clone()),
-            written
-                .detail
-                .unwrap_or_else(|| format!("input: {}", sanitise_for_terminal(input_json, 800))),
+            detail,
         )
     };
-    if let Outcome::Denied(reason) = gate.authorize_with(&request, prompt_text, prompter).await {
+    let raised = hooks.is_some_and(|hooks| hooks.ask.is_some());
+    if let Outcome::Denied(reason) = gate
+        .authorize_raised(&request, prompt_text, prompter, raised)
+        .await
+    {
         return Err(CallError::Denied(reason));
     }
     // The validator runs inline: its sandbox has its own CPU deadline and memory cap, and a

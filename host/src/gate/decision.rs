@@ -235,7 +235,50 @@ impl Gate {
     where
         Text: std::future::Future<Output = (String, String)>,
     {
+        self.authorize_raised(request, prompt_text, prompter, false)
+            .await
+    }
+
+    /// Asks `prompter` about a call of one of the host's own tools (`tool_search`, reading a
+    /// resource) that a hook asked approval for: those have no rule of their own, so only this
+    /// ask stands between the hook's ask and the call. Only a once-answer runs it.
+    pub async fn ask_for_hook(
+        &self,
+        target: &str,
+        detail: &str,
+        prompter: &dyn Prompter,
+    ) -> Outcome {
+        let prompt = PermissionPrompt {
+            rule_name: target.to_string(),
+            target: target.to_string(),
+            title: String::new(),
+            detail: sanitise_for_terminal(detail, DETAIL_CAP),
+            local_settings: None,
+        };
+        match prompter.ask(&prompt).await {
+            PromptAnswer::AllowOnce | PromptAnswer::AllowAlwaysForProject => Outcome::Allowed,
+            PromptAnswer::Deny(reason) => Outcome::Denied(reason),
+        }
+    }
+
+    /// As [`Gate::authorize_with`]; when `raised` (a hook asked for approval) an `Allow` becomes
+    /// an `Ask` and an earlier "always" answer does not skip it. A deny stays a deny: nothing
+    /// here can widen what the rules say.
+    pub async fn authorize_raised<Text>(
+        &self,
+        request: &ToolRequest<'_>,
+        prompt_text: impl FnOnce() -> Text,
+        prompter: &dyn Prompter,
+        raised: bool,
+    ) -> Outcome
+    where
+        Text: std::future::Future<Output = (String, String)>,
+    {
         let (effect, why) = self.verdict(request);
+        let effect = match effect {
+            Effect::Allow if raised => Effect::Ask,
+            effect => effect,
+        };
         match effect {
             Effect::Allow => Outcome::Allowed,
             Effect::Deny => Outcome::Denied(match why {
@@ -249,11 +292,12 @@ impl Gate {
             }),
             Effect::Ask => {
                 let rule_name = request.tool.rule();
-                if self
-                    .answered_always
+                if !raised
+                    && self
+                        .answered_always
                     .lock()
                     .unwrap_or_else(|p| p.into_inner())
-                    .contains(&rule_name)
+                        .contains(&rule_name)
                 {
                     return Outcome::Allowed;
                 }

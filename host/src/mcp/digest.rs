@@ -91,20 +91,36 @@ pub fn server_digest(
             .as_deref()
             .map(|own| start_dir.join(own))
             .unwrap_or_else(|| start_dir.to_path_buf());
-        let dir = dir.canonicalize().unwrap_or(dir);
         let words = std::iter::once(command.as_str())
             .chain(args.iter().map(String::as_str))
             .chain(env.values().map(String::as_str));
-        let mut walk = Walk::new(&root);
-        for path in named_project_paths(words, &dir, &root)? {
-            walk.add(&path, &mut material)?;
-        }
-        partial = walk.partial();
+        partial = add_named_project_files(words, &dir, &root, &mut material)?;
     }
     Ok(ServerDigest {
         value: key.keyed_digest(&material),
         partial,
     })
+}
+
+/// Appends to `material` every project file and folder that `words` name, relative to `dir`
+/// (see the module doc: a named file brings its folder, `-m pkg` its package), for the digest of
+/// anything that runs a command in the project (an MCP server, a hook). Returns why the digest is
+/// partial, when a budget ran out.
+///
+/// # Errors
+/// [`DigestError`] when a named path links out of the project.
+pub fn add_named_project_files<'a>(
+    words: impl Iterator<Item = &'a str>,
+    dir: &Path,
+    root: &Path,
+    material: &mut Vec<u8>,
+) -> Result<Option<String>, DigestError> {
+    let dir = dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf());
+    let mut walk = Walk::new(root);
+    for path in named_project_paths(words, &dir, root)? {
+        walk.add(&path, material)?;
+    }
+    Ok(walk.partial())
 }
 
 /// The pieces of one word that can name a path: the word, and what its separators (`=`, `:`,

@@ -50,7 +50,8 @@ pub use config::{
 };
 pub use connection::{CallFailure, ConnectError, cancel_in_flight, seconds};
 pub use digest::{
-    DigestError, MAX_HASHED_BYTES, MAX_HASHED_FILES, SKIPPED_FOLDERS, ServerDigest, server_digest,
+    DigestError, MAX_HASHED_BYTES, MAX_HASHED_FILES, SKIPPED_FOLDERS, ServerDigest,
+    add_named_project_files, server_digest,
 };
 pub use elicitation::{
     Choice, DeclineElicitations, ElicitationAnswer, ElicitationField, ElicitationRequest, Elicitor,
@@ -58,7 +59,7 @@ pub use elicitation::{
 };
 pub use expand::{ExpandError, expand};
 pub use notifications::{CallProgress, CallProgressCallback, MAX_LOG_MESSAGES, PROGRESS_INTERVAL};
-pub use process_group::{SHUTDOWN_GRACE, end_all_groups, ending_on_signal};
+pub use process_group::{SHUTDOWN_GRACE, describe_exit, end_all_groups, ending_on_signal};
 pub use prompts::{McpPrompt, McpPromptArgument, McpPromptMessage};
 pub(crate) use prompts::{messages_of, missing_arguments, prompts_of};
 pub use resources::{

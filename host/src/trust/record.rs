@@ -11,6 +11,33 @@ use crate::settings::{
 
 use super::key::{TrustError, TrustKey};
 
+/// What a trust record is for: a source of tools, or a hook. Its noun is the record's key under
+/// `trust` and the command that makes it (`earshot hooks trust NAME`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum TrustKind {
+    /// An MCP server, an extension or a component.
+    Source(SourceKind),
+    /// A hook (`hooks` in settings), trusted by its name.
+    Hook,
+}
+
+impl TrustKind {
+    /// `mcp`, `extensions`, `plugins` or `hooks`.
+    pub fn noun(self) -> &'static str {
+        match self {
+            TrustKind::Source(kind) => kind.cli_noun(),
+            TrustKind::Hook => "hooks",
+        }
+    }
+}
+
+impl From<SourceKind> for TrustKind {
+    fn from(kind: SourceKind) -> TrustKind {
+        TrustKind::Source(kind)
+    }
+}
+
 /// Whether a source the repository chose may load, and if not, why.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 #[serde(tag = "state", rename_all = "kebab-case")]
@@ -46,8 +73,8 @@ impl TrustState {
     }
 
     /// One line for `list`: what is wrong and the command that fixes it.
-    pub fn explain(&self, kind: SourceKind, name: &str) -> String {
-        let command = format!("earshot {} trust {name}", kind.cli_noun());
+    pub fn explain(&self, kind: impl Into<TrustKind>, name: &str) -> String {
+        let command = format!("earshot {} trust {name}", kind.into().noun());
         match self {
             TrustState::Trusted => "trusted".into(),
             TrustState::NotTrusted => {
@@ -74,12 +101,18 @@ impl TrustState {
     }
 }
 
-fn record_path<'a>(settings_value: &'a Value, kind: SourceKind, name: &str) -> Option<&'a Value> {
-    settings_value.get("trust")?.get(kind.cli_noun())?.get(name)
+fn record_path<'a>(settings_value: &'a Value, kind: TrustKind, name: &str) -> Option<&'a Value> {
+    settings_value.get("trust")?.get(kind.noun())?.get(name)
 }
 
 /// Judges the record for `kind`/`name` against `digest`, the digest of what is there now.
-pub fn trust_state(settings: &Settings, kind: SourceKind, name: &str, digest: &str) -> TrustState {
+pub fn trust_state(
+    settings: &Settings,
+    kind: impl Into<TrustKind>,
+    name: &str,
+    digest: &str,
+) -> TrustState {
+    let kind = kind.into();
     if settings.local_file_refused() {
         return TrustState::LocalFileNotYours;
     }
@@ -122,7 +155,7 @@ pub fn trust_state(settings: &Settings, kind: SourceKind, name: &str, digest: &s
     let recorded_digest = field("digest");
     if !key.verify(
         &project.root,
-        kind.cli_noun(),
+        kind.noun(),
         name,
         recorded_digest,
         field("signature"),
@@ -172,11 +205,12 @@ pub enum RecordError {
 /// A [`RecordError`] when the key or a file cannot be used.
 pub fn record_trust(
     settings: &Settings,
-    kind: SourceKind,
+    kind: impl Into<TrustKind>,
     name: &str,
     digest: &str,
 ) -> Result<(), RecordError> {
-    let record = signed_record(settings, kind.cli_noun(), name, Some(digest))?;
+    let kind = kind.into();
+    let record = signed_record(settings, kind.noun(), name, Some(digest))?;
     store_record(settings, kind, name, record)
 }
 
@@ -187,14 +221,15 @@ pub fn record_trust(
 /// A [`RecordError`] when the file cannot be edited or has the wrong shape.
 pub(super) fn store_record(
     settings: &Settings,
-    kind: SourceKind,
+    kind: impl Into<TrustKind>,
     name: &str,
     record: Value,
 ) -> Result<(), RecordError> {
+    let kind = kind.into();
     let mut shape_ok = true;
     let path = edit_local_file(settings, |value| {
         let root = value.as_object_mut().expect("settings files hold objects");
-        match object_at(root, "trust").and_then(|trust| object_at(trust, kind.cli_noun())) {
+        match object_at(root, "trust").and_then(|trust| object_at(trust, kind.noun())) {
             Some(kind_map) => {
                 kind_map.insert(name.to_string(), record);
             }
@@ -208,7 +243,7 @@ pub(super) fn store_record(
                 path,
                 reason: format!(
                     "\"trust\" or \"trust.{}\" there is not an object; fix it by hand, nothing was changed",
-                    kind.cli_noun()
+                    kind.noun()
                 ),
             },
         });
@@ -282,9 +317,10 @@ pub(super) fn edit_local_file(
 /// A [`RecordError`] when the file cannot be edited.
 pub fn remove_trust(
     settings: &Settings,
-    kind: SourceKind,
+    kind: impl Into<TrustKind>,
     name: &str,
 ) -> Result<bool, RecordError> {
+    let kind = kind.into();
     let project = usable_local_file(settings)?;
     let path = project.local_settings();
     if std::fs::symlink_metadata(&path).is_err() {
@@ -294,7 +330,7 @@ pub fn remove_trust(
     edit_project_settings(&project.root, &path, |value| {
         if let Some(kind_map) = value
             .get_mut("trust")
-            .and_then(|trust| trust.get_mut(kind.cli_noun()))
+            .and_then(|trust| trust.get_mut(kind.noun()))
             .and_then(Value::as_object_mut)
         {
             removed = kind_map.shift_remove(name).is_some();

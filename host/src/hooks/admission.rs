@@ -1,0 +1,289 @@
+//! Which hooks may run.
+//!
+//! A hook in the checked-in `.earshot/settings.json`, or in `.earshot/settings.local.json` (which
+//! a download or a submodule can ship), runs only with a trust record earshot signed for its
+//! digest: the keyed digest (as for project MCP servers) of its normalised definition, its layer,
+//! and the bytes of every project file its `command` and `args` name. Editing the script lapses
+//! the trust; reordering entries does not (the record is keyed by the hook's name).
+//!
+//! The user's own hooks run, but earshot keeps a keyed digest of the user's hook set (with the
+//! scripts they name) in the config dir and says so at start when it changed outside earshot;
+//! with `hooks.requireReview: true` the user's hooks stay off until `earshot hooks review`. This
+//! is tamper evidence, not protection from malware running as the user (which can read the key).
+
+use std::path::Path;
+
+use crate::mcp::{DigestError, ServerDigest, add_named_project_files};
+use crate::settings::{Layer, Settings};
+use crate::trust::{
+    TrustError, TrustKey, TrustKind, TrustState, record_trust, remove_trust, trust_state, user_key,
+};
+
+use super::config::{HookDefinition, HookKind, HookSet};
+use super::process::expand_project_dir;
+
+/// Why a hook could not be trusted, untrusted or reviewed: one line saying what to do.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct HookTrustError(String);
+
+/// The words of a hook that can name project files.
+fn named_words(definition: &HookDefinition, project: Option<&Path>) -> Vec<String> {
+    match &definition.kind {
+        HookKind::Exec { command, args } => std::iter::once(command)
+            .chain(args)
+            .map(|word| expand_project_dir(word, project))
+            .collect(),
+        HookKind::Shell { script } => script
+            .split(|c: char| c.is_whitespace() || ";|&()<>`".contains(c))
+            .map(|word| expand_project_dir(word, project))
+            .collect(),
+        HookKind::Http { .. } => Vec::new(),
+    }
+}
+
+/// The digest a trust record for `definition` binds to, as it is now.
+///
+/// # Errors
+/// [`DigestError`] when a path it names links out of the project.
+pub(crate) fn hook_digest(
+    settings: &Settings,
+    definition: &HookDefinition,
+    key: &TrustKey,
+) -> Result<ServerDigest, DigestError> {
+    let mut material = format!(
+        "{}\0{}\0{}",
+        definition.layer.as_str(),
+        definition.name,
+        definition.canonical_json()
+    )
+    .into_bytes();
+    let mut partial = None;
+    if let Some(project) = &settings.project
+        && let Ok(root) = project.root.canonicalize()
+    {
+        let words = named_words(definition, Some(&project.root));
+        partial = add_named_project_files(
+            words.iter().map(String::as_str),
+            &project.root,
+            &root,
+            &mut material,
+        )?;
+    }
+    Ok(ServerDigest {
+        value: key.keyed_digest(&material),
+        partial,
+    })
+}
+
+/// Whether `definition` may run now, and if not the one line saying why and what to run.
+pub(crate) fn hook_admission(settings: &Settings, definition: &HookDefinition) -> Result<(), String> {
+    if definition.layer == Layer::User {
+        return Ok(());
+    }
+    let state = match user_key(settings) {
+        Some(key) => {
+            let digest = hook_digest(settings, definition, &key)
+                .map_err(|error| format!("cannot be trusted: {error}"))?;
+            trust_state(settings, TrustKind::Hook, &definition.name, &digest.value)
+        }
+        None => TrustState::NotTrusted,
+    };
+    match state {
+        TrustState::Trusted => Ok(()),
+        TrustState::NotTrusted if definition.layer == Layer::Local => Err(format!(
+            "not trusted: a hook in .earshot/settings.local.json runs only when earshot signed it (a download or submodule can ship that file); review it, then run `earshot hooks trust {}`",
+            definition.name
+        )),
+        other => Err(other.explain(TrustKind::Hook, &definition.name)),
+    }
+}
+
+/// The project or local hook named `name`.
+fn project_hook(settings: &Settings, name: &str) -> Result<HookDefinition, HookTrustError> {
+    let set = HookSet::from_settings(settings);
+    let mut found = set
+        .definitions
+        .into_iter()
+        .filter(|definition| definition.name == name && definition.layer != Layer::User);
+    let first = found.next().ok_or_else(|| {
+        HookTrustError(format!(
+            "there is no hook \"{name}\" in the project's settings files (`earshot hooks list` shows them; your own hooks need no trust)"
+        ))
+    })?;
+    if found.next().is_some() {
+        return Err(HookTrustError(format!(
+            "two of the project's hooks are named \"{name}\" (in .earshot/settings.json and .earshot/settings.local.json); rename one, then trust it"
+        )));
+    }
+    Ok(first)
+}
+
+/// The digest `earshot hooks trust NAME` would record for the project or local hook `name`,
+/// creating the user's key on first use, with why it is partial when it is.
+///
+/// # Errors
+/// No such hook, no usable key, or a named path that links out of the project.
+pub fn current_hook_digest(
+    settings: &Settings,
+    name: &str,
+) -> Result<ServerDigest, HookTrustError> {
+    let definition = project_hook(settings, name)?;
+    let config_dir = settings
+        .user_config_dir
+        .as_deref()
+        .ok_or_else(|| HookTrustError(TrustError::NoConfigDir.to_string()))?;
+    let key = TrustKey::load_or_create(config_dir)
+        .map_err(|error| HookTrustError(error.to_string()))?;
+    hook_digest(settings, &definition, &key)
+        .map_err(|error| HookTrustError(format!("hook \"{name}\" cannot be trusted: {error}")))
+}
+
+/// Trusts the project or local hook `name` as it is now (a change to it, or to a project file it
+/// names, lapses the trust). A digest that could not cover every file is refused unless
+/// `partial`.
+///
+/// # Errors
+/// As [`current_hook_digest`], or the record could not be written.
+pub fn trust_hook(settings: &Settings, name: &str, partial: bool) -> Result<(), HookTrustError> {
+    let digest = current_hook_digest(settings, name)?;
+    if let Some(why) = digest.partial
+        && !partial
+    {
+        return Err(HookTrustError(format!(
+            "hook \"{name}\" cannot be trusted as a whole: {why}; a change to those files would not lapse the trust. Narrow what it names, or run `earshot hooks trust {name} --partial`"
+        )));
+    }
+    record_trust(settings, TrustKind::Hook, name, &digest.value)
+        .map_err(|error| HookTrustError(error.to_string()))
+}
+
+/// Removes the trust record of hook `name`; returns whether there was one.
+///
+/// # Errors
+/// The local file could not be edited.
+pub fn untrust_hook(settings: &Settings, name: &str) -> Result<bool, HookTrustError> {
+    remove_trust(settings, TrustKind::Hook, name).map_err(|error| HookTrustError(error.to_string()))
+}
+
+/// The file that holds the reviewed digest of the user's hook set.
+const REVIEWED_FILE: &str = "hooks-reviewed";
+
+/// The keyed digest of the user's hooks as they are now: every definition (by name) and the
+/// bytes of the files its words name, so a rewritten script counts as a change too.
+fn user_set_digest(set: &HookSet, key: &TrustKey, start_dir: &Path) -> Option<String> {
+    let mut user: Vec<&HookDefinition> = set
+        .definitions
+        .iter()
+        .filter(|definition| definition.layer == Layer::User)
+        .collect();
+    if user.is_empty() {
+        return None;
+    }
+    user.sort_by(|a, b| a.name.cmp(&b.name));
+    let mut material = Vec::new();
+    for definition in user {
+        material.extend_from_slice(definition.name.as_bytes());
+        material.push(0);
+        material.extend_from_slice(definition.canonical_json().as_bytes());
+        material.push(0);
+        for word in named_words(definition, None) {
+            let path = start_dir.join(&word);
+            if let Ok(meta) = std::fs::metadata(&path)
+                && meta.is_file()
+                && meta.len() <= 1 << 20
+                && let Ok(bytes) = std::fs::read(&path)
+            {
+                material.extend_from_slice(word.as_bytes());
+                material.push(0);
+                material.extend_from_slice(&bytes);
+                material.push(0);
+            }
+        }
+    }
+    Some(key.keyed_digest(&material))
+}
+
+/// What earshot found about the user's own hooks at start.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum UserHooks {
+    /// No user hooks, or the same as last reviewed.
+    Unchanged,
+    /// They changed since earshot last saw them (or were first seen): the line to print, and
+    /// whether they are held back until `earshot hooks review`.
+    Changed { notice: String, held: bool },
+}
+
+/// Compares the user's hook set with the digest recorded last time. Without `requireReview` the
+/// new digest is recorded at once (the notice is printed once); with it, nothing is recorded and
+/// the user's hooks stay off until `earshot hooks review`.
+pub(crate) fn check_user_hooks(settings: &Settings, set: &HookSet, start_dir: &Path) -> UserHooks {
+    let Some(config_dir) = settings.user_config_dir.as_deref() else {
+        return UserHooks::Unchanged;
+    };
+    let Ok(key) = TrustKey::load_or_create(config_dir) else {
+        return UserHooks::Unchanged;
+    };
+    let path = config_dir.join(REVIEWED_FILE);
+    let recorded = std::fs::read_to_string(&path).ok();
+    let current = user_set_digest(set, &key, start_dir);
+    let recorded_digest = recorded.as_deref().map(str::trim).filter(|d| !d.is_empty());
+    if current.as_deref() == recorded_digest || (current.is_none() && recorded_digest.is_none()) {
+        return UserHooks::Unchanged;
+    }
+    let count = set
+        .definitions
+        .iter()
+        .filter(|definition| definition.layer == Layer::User)
+        .count();
+    let what = if recorded_digest.is_none() {
+        format!("earshot now keeps watch over your {count} hook(s)")
+    } else {
+        format!(
+            "your hooks changed outside earshot since it last ran (now {count}): if you did not change them, something else did; `earshot hooks list` shows them"
+        )
+    };
+    if set.require_review && recorded_digest.is_some() {
+        return UserHooks::Changed {
+            notice: format!(
+                "{what}; hooks.requireReview is on, so your hooks do not run until you run `earshot hooks review`"
+            ),
+            held: true,
+        };
+    }
+    let _ = write_reviewed(config_dir, current.as_deref());
+    UserHooks::Changed {
+        notice: what,
+        held: false,
+    }
+}
+
+fn write_reviewed(config_dir: &Path, digest: Option<&str>) -> std::io::Result<()> {
+    let path = config_dir.join(REVIEWED_FILE);
+    let mut file = tempfile::NamedTempFile::new_in(config_dir)?;
+    std::io::Write::write_all(&mut file, digest.unwrap_or_default().as_bytes())?;
+    file.persist(path).map(|_| ()).map_err(|error| error.error)
+}
+
+/// `earshot hooks review`: records the user's hook set as it is now as reviewed.
+///
+/// # Errors
+/// There is no config dir, or the key or the file cannot be written.
+pub fn review_user_hooks(settings: &Settings) -> Result<usize, HookTrustError> {
+    let config_dir = settings
+        .user_config_dir
+        .as_deref()
+        .ok_or_else(|| HookTrustError(TrustError::NoConfigDir.to_string()))?;
+    let key = TrustKey::load_or_create(config_dir)
+        .map_err(|error| HookTrustError(error.to_string()))?;
+    let set = HookSet::from_settings(settings);
+    let start_dir = super::engine::user_start_dir(settings);
+    let digest = user_set_digest(&set, &key, &start_dir);
+    write_reviewed(config_dir, digest.as_deref())
+        .map_err(|error| HookTrustError(format!("could not record the review: {error}")))?;
+    Ok(set
+        .definitions
+        .iter()
+        .filter(|definition| definition.layer == Layer::User)
+        .count())
+}

@@ -476,6 +476,7 @@ async fn serve(context: &Context) -> CommandResult {
         ..McpOptions::from_settings(&context.settings)
     };
     let host = HostBuilder::new(context.settings.clone())
+        .hooks(super::hooks_enabled())
         .cache(ComponentCache::user())
         .mcp_options(options)
         .build()
@@ -483,6 +484,9 @@ async fn serve(context: &Context) -> CommandResult {
         .map_err(|error| Failure::new(error.to_string()))?;
     for problem in host.registry().problems() {
         output::warning_line(&problem);
+    }
+    for notice in host.hook_notices() {
+        output::warning_line(notice);
     }
     crate::serve::serve_stdio(std::sync::Arc::new(host))
         .await

@@ -3,6 +3,7 @@
 mod acp;
 mod context;
 mod files;
+mod hooks;
 mod mcp;
 mod mcp_login;
 mod mcp_prompts;
@@ -56,6 +57,9 @@ struct Cli {
     /// More logging on stderr (-v debug, -vv trace); RUST_LOG overrides.
     #[arg(short, long, global = true, action = clap::ArgAction::Count)]
     verbose: u8,
+    /// Run no hooks in this run (they can only narrow, so this never widens anything).
+    #[arg(long, global = true)]
+    no_hooks: bool,
     #[command(subcommand)]
     command: Command,
 }
@@ -77,6 +81,9 @@ enum Command {
     /// Tools: what a model would see, and calling one through the gate.
     #[command(subcommand)]
     Tools(tools::ToolsCommand),
+    /// Hooks: list them, trust a project hook, fire an event by hand.
+    #[command(subcommand)]
+    Hooks(hooks::HooksCommand),
     /// Serve as an ACP agent on stdin/stdout for an editor (Zed): each session's cwd is its
     /// project; the editor answers permission asks but cannot turn a deny into an allow.
     Acp,
@@ -96,6 +103,9 @@ pub async fn run() -> ExitCode {
         }
     };
     init_tracing(cli.verbose);
+    if cli.no_hooks {
+        NO_HOOKS.store(true, std::sync::atomic::Ordering::SeqCst);
+    }
     let context = match Context::new(cli.project.as_deref()) {
         Ok(context) => context,
         Err(message) => {
@@ -113,6 +123,7 @@ pub async fn run() -> ExitCode {
         }
         Command::Permissions(command) => permissions::run(&context, command),
         Command::Tools(command) => tools::run(context, command).await,
+        Command::Hooks(command) => hooks::run(&context, command).await,
         Command::Acp => acp::run().await,
     };
     match result {
@@ -122,6 +133,14 @@ pub async fn run() -> ExitCode {
             ExitCode::from(failure.code)
         }
     }
+}
+
+/// `--no-hooks` was given.
+static NO_HOOKS: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Whether this run's sessions run hooks (not with `--no-hooks`).
+pub(crate) fn hooks_enabled() -> bool {
+    !NO_HOOKS.load(std::sync::atomic::Ordering::SeqCst)
 }
 
 /// A command's failure: one line saying what happened, an optional hint, and the exit code.

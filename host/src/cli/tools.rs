@@ -86,6 +86,7 @@ pub(crate) async fn load_host(settings: crate::settings::Settings) -> Result<Hos
         builder = builder.call_progress(Arc::new(show_call_progress));
     }
     let host = builder
+        .hooks(super::hooks_enabled())
         .cache(ComponentCache::user())
         .mcp_options(options)
         .progress(move |step| {
@@ -105,6 +106,12 @@ pub(crate) async fn load_host(settings: crate::settings::Settings) -> Result<Hos
     }
     for problem in host.registry().problems() {
         output::warning_line(&problem);
+    }
+    for notice in host.hook_notices() {
+        output::warning_line(notice);
+    }
+    for line in host.session_start_report().lines_for_user() {
+        output::warning_line(&line);
     }
     Ok(host)
 }

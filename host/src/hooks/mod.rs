@@ -30,6 +30,7 @@ mod matcher;
 mod output;
 mod process;
 
+pub(crate) use admission::hook_admission;
 pub use admission::{
     HookTrustError, current_hook_digest, review_user_hooks, trust_hook, untrust_hook,
 };

@@ -483,11 +483,16 @@ impl Host {
         // With no MCP server there is no tool_search to count for.
         let searching = self.mcp.is_some() && self.counted_tool_search_active();
         if name == TOOL_SEARCH_NAME && searching {
-            self.ask_for_hook(name, input_json, hooks, prompter).await?;
+            if hooks.is_some_and(|hooks| hooks.ask.is_some()) {
+                // Boxed: its state stays out of every other call's future.
+                Box::pin(self.ask_for_hook(name, input_json, hooks, prompter)).await?;
+            }
             return self.tool_search(input_json);
         }
         if let Some(answer) = self.resource_tool_call(name, input_json, prompter) {
-            self.ask_for_hook(name, input_json, hooks, prompter).await?;
+            if hooks.is_some_and(|hooks| hooks.ask.is_some()) {
+                Box::pin(self.ask_for_hook(name, input_json, hooks, prompter)).await?;
+            }
             return answer.await;
         }
         // The shared entry: no lock is held while the gate asks or the tool runs, so a

@@ -625,3 +625,35 @@ fn an_editor_that_declares_notices_hears_each_rejection_as_a_notice() {
     );
     assert!(!seen.messages().contains("from the editor is not used"));
 }
+
+#[test]
+fn a_pre_tool_use_hook_that_blocks_fails_the_tool_call_and_the_editor_is_never_asked() {
+    let (sandbox, sentinel) = sentinel_project(json!({
+        "permissions": {"allow": ["Mcp(sentinel__touch)"]},
+        "hooks": crate::hooks::on(
+            "PreToolUse",
+            "*",
+            vec![crate::hooks::handler("guard", &["exit", "2", "not from the editor"])],
+        ),
+    }));
+    let agent = agent(&sandbox);
+    let seen = Arc::new(Mutex::new(Seen::default()));
+    let stop = with_editor(&agent, Answer::AllowAlways, &seen, async |editor| {
+        let session = new_session(&editor, &sandbox.project(), vec![]).await?;
+        prompt(&editor, &session.session_id, "/call sentinel__touch {}").await
+    });
+    block_on(agent.shutdown());
+    let seen = seen.lock().unwrap();
+    assert_eq!(stop, StopReason::EndTurn);
+    assert!(seen.asks.is_empty(), "a blocked call reached the editor");
+    assert!(!sentinel.exists(), "the blocked tool ran");
+    // The rule allows it, so the call starts; the hook fails it.
+    let statuses = seen.statuses();
+    assert_eq!(statuses.last(), Some(&ToolCallStatus::Failed), "{statuses:?}");
+    assert!(!statuses.contains(&ToolCallStatus::Completed), "{statuses:?}");
+    assert!(
+        seen.messages().contains("blocked by hook \"guard\": not from the editor"),
+        "{}",
+        seen.messages()
+    );
+}

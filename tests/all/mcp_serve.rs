@@ -502,3 +502,31 @@ fn a_servers_own_form_goes_on_to_the_client_as_that_server_speaking() {
     let counts: Value = serde_json::from_str(text(&declined[0])).unwrap();
     assert_eq!(counts, json!({"accept": 0, "decline": 50, "cancel": 0}));
 }
+
+#[test]
+fn a_pre_tool_use_hook_that_blocks_gives_the_client_an_error_result_naming_the_hook() {
+    let sandbox = served_sandbox(json!({}), &["Mcp(clock__echo)"], &[]);
+    let path = sandbox.config().join("settings.json");
+    let mut settings: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    settings["hooks"] = crate::hooks::on(
+        "PreToolUse",
+        "Mcp(clock__*)",
+        vec![crate::hooks::handler("guard", &["exit", "2", "not through serve"])],
+    );
+    std::fs::write(&path, settings.to_string()).unwrap();
+    let out = client(
+        &sandbox,
+        json!([
+            {"op": "call", "name": "clock__echo", "args": {"text": "x"}},
+            {"op": "call", "name": "hello__greet", "args": {"name": "Ada"}},
+        ]),
+        false,
+    );
+    assert_eq!(out[0]["is_error"], json!(true), "{}", out[0]);
+    assert!(
+        text(&out[0]).contains("clock__echo was blocked by hook \"guard\": not through serve"),
+        "{}",
+        out[0]
+    );
+    assert_eq!(out[1]["is_error"], json!(false), "{}", out[1]);
+}

@@ -236,6 +236,7 @@ impl State {
         let problems: Vec<String> = settings_problems
             .into_iter()
             .chain(host.registry().problems())
+            .chain(host.hook_notices().iter().cloned())
             .collect();
         self.sessions
             .lock()

@@ -6,6 +6,10 @@
 //! and components, never MCP). The rule name and target are computed here from the tool's
 //! identity; a tool supplies only the prompt's title and detail. An `Ask` goes to a
 //! [`Prompter`], which can answer only that ask; a deny never reaches it.
+//!
+//! Hooks ([`crate::hooks`]) are one more input here that can only narrow: a hook's ask raises an
+//! allow to an ask ([`Gate::authorize_raised`]), a hook's block never reaches the gate at all,
+//! and nothing a hook says can turn an ask or a deny into an allow.
 
 mod decision;
 mod display;

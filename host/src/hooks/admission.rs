@@ -170,7 +170,8 @@ pub fn untrust_hook(settings: &Settings, name: &str) -> Result<bool, HookTrustEr
 const REVIEWED_FILE: &str = "hooks-reviewed";
 
 /// The keyed digest of the user's hooks as they are now: every definition (by name) and the
-/// bytes of the files its words name, so a rewritten script counts as a change too.
+/// bytes of its program and of the scripts its words name (by their extension), so a rewritten
+/// script counts as a change too.
 fn user_set_digest(set: &HookSet, key: &TrustKey, start_dir: &Path) -> Option<String> {
     let mut user: Vec<&HookDefinition> = set
         .definitions
@@ -187,7 +188,12 @@ fn user_set_digest(set: &HookSet, key: &TrustKey, start_dir: &Path) -> Option<St
         material.push(0);
         material.extend_from_slice(definition.canonical_json().as_bytes());
         material.push(0);
-        for word in named_words(definition, None) {
+        for word in named_words(definition, None)
+            .into_iter()
+            .enumerate()
+            .filter(|(index, word)| *index == 0 || is_script(word))
+            .map(|(_, word)| word)
+        {
             let path = start_dir.join(&word);
             if let Ok(meta) = std::fs::metadata(&path)
                 && meta.is_file()
@@ -202,6 +208,19 @@ fn user_set_digest(set: &HookSet, key: &TrustKey, start_dir: &Path) -> Option<St
         }
     }
     Some(key.keyed_digest(&material))
+}
+
+/// Whether `word` names a script by its extension: what a user hook's digest reads besides its
+/// program (a data file a hook writes, such as its own log, must not count as a change).
+fn is_script(word: &str) -> bool {
+    const SCRIPTS: &[&str] = &[
+        "sh", "bash", "zsh", "fish", "py", "js", "mjs", "cjs", "ts", "mts", "rb", "pl", "php",
+        "lua", "jar",
+    ];
+    Path::new(word)
+        .extension()
+        .and_then(|extension| extension.to_str())
+        .is_some_and(|extension| SCRIPTS.contains(&extension))
 }
 
 /// What earshot found about the user's own hooks at start.
@@ -221,11 +240,19 @@ pub(crate) fn check_user_hooks(settings: &Settings, set: &HookSet, start_dir: &P
     let Some(config_dir) = settings.user_config_dir.as_deref() else {
         return UserHooks::Unchanged;
     };
+    let path = config_dir.join(REVIEWED_FILE);
+    let recorded = std::fs::read_to_string(&path).ok();
+    let has_user_hooks = set
+        .definitions
+        .iter()
+        .any(|definition| definition.layer == Layer::User);
+    // No hooks now and none before: nothing to watch, and no key is made for it.
+    if !has_user_hooks && recorded.is_none() {
+        return UserHooks::Unchanged;
+    }
     let Ok(key) = TrustKey::load_or_create(config_dir) else {
         return UserHooks::Unchanged;
     };
-    let path = config_dir.join(REVIEWED_FILE);
-    let recorded = std::fs::read_to_string(&path).ok();
     let current = user_set_digest(set, &key, start_dir);
     let recorded_digest = recorded.as_deref().map(str::trim).filter(|d| !d.is_empty());
     if current.as_deref() == recorded_digest || (current.is_none() && recorded_digest.is_none()) {

@@ -1,7 +1,8 @@
 //! Reading `hooks` from every settings layer, in Claude Code's shape:
 //! `{"hooks": {"PreToolUse": [{"matcher": "Mcp(github__*)", "hooks": [{"type": "command",
 //! "command": "…", "args": […], "timeout": 60, "name": "…", "onError": "ask"}]}]}}`, plus
-//! `disableAllHooks` (true in any layer wins) and `hooks.requireReview`.
+//! `disableAllHooks` (true in any layer wins), `hooks.disabled` (names turned off, from any
+//! layer) and `hooks.requireReview`.
 //!
 //! A definition that cannot be read is reported and never runs; a project hook without a `name`
 //! is one of those (its name is its trust key).
@@ -213,6 +214,19 @@ impl HookDefinition {
         .to_string()
     }
 
+    /// What makes two handlers the same handler: what runs and how, whatever matched it. Two
+    /// that match one call run once.
+    pub fn identity(&self) -> String {
+        json!({
+            "event": self.event.as_str(),
+            "kind": self.kind,
+            "timeout": self.timeout.as_millis() as u64,
+            "onError": self.on_error,
+            "layer": self.layer.as_str(),
+        })
+        .to_string()
+    }
+
     /// `exec`, `shell` or `http`, for `hooks list`.
     pub fn form(&self) -> &'static str {
         match self.kind {
@@ -261,6 +275,8 @@ impl HookSet {
     /// Reads `hooks` from every layer of `settings`.
     pub fn from_settings(settings: &Settings) -> HookSet {
         let mut set = HookSet::default();
+        // `hooks.disabled: [NAME, …]` in any layer turns those hooks off (it only narrows).
+        let mut disabled: Vec<String> = Vec::new();
         let mut files: Vec<_> = settings.files.iter().collect();
         files.sort_by_key(|file| file.layer);
         for file in files {
@@ -281,6 +297,20 @@ impl HookSet {
             };
             let before = set.definitions.len();
             for (key, groups) in events {
+                if key == "disabled" {
+                    match groups.as_array().and_then(|names| {
+                        names
+                            .iter()
+                            .map(|name| name.as_str().map(str::to_string))
+                            .collect::<Option<Vec<String>>>()
+                    }) {
+                        Some(names) => disabled.extend(names),
+                        None => set.problems.push(format!(
+                            "{where_}: hooks.disabled must be a list of hook names"
+                        )),
+                    }
+                    continue;
+                }
                 if key == "requireReview" {
                     match groups {
                         Value::Bool(on) => set.require_review |= on,
@@ -301,6 +331,11 @@ impl HookSet {
                 read_groups(event, groups, file.layer, &file.path, &mut set);
             }
             refuse_repeated_names(&mut set, before, &where_);
+        }
+        for definition in &mut set.definitions {
+            if disabled.contains(&definition.name) {
+                definition.enabled = false;
+            }
         }
         set
     }
@@ -401,6 +436,13 @@ fn read_handler(
     let object = handler
         .as_object()
         .ok_or("a handler must be an object")?;
+    if let Some(other @ ("prompt" | "agent" | "mcp_tool")) =
+        object.get("type").and_then(Value::as_str)
+    {
+        return Err(format!(
+            "type \"{other}\" is not supported (only command and http)"
+        ));
+    }
     if let Some(unknown) = object.keys().find(|key| !HANDLER_KEYS.contains(&key.as_str())) {
         return Err(format!(
             "unknown key \"{}\" (known: {})",
@@ -418,9 +460,6 @@ fn read_handler(
     let kind = match string("type")?.as_deref().unwrap_or("command") {
         "command" => command_kind(object, &string("command")?, string("shell")?)?,
         "http" => http_kind(object, string("url")?)?,
-        other @ ("prompt" | "agent" | "mcp_tool") => {
-            return Err(format!("type \"{other}\" is not supported (only command and http)"));
-        }
         other => {
             return Err(format!(
                 "unknown type \"{}\" (command or http)",

@@ -253,7 +253,7 @@ impl HookEngine {
             .filter(|hook| hook.event == event)
             .filter(|hook| !event.is_tool_event() || tool.is_none_or(|tool| hook.matcher.matches(tool)))
             // Identical handlers run once.
-            .filter(|hook| seen.insert(hook.canonical_json()))
+            .filter(|hook| seen.insert(hook.identity()))
             .collect();
         if matching.is_empty() {
             return (HookReport::default(), None, Vec::new());
@@ -427,7 +427,7 @@ pub(crate) struct HookAsk {
 
 /// A call as the hooks shaped it: the asks they raised and the input they rewrote, for the gate's
 /// prompt to show, and the `PermissionAsked` hooks to fire before anyone is asked.
-pub struct HookedCall<'a> {
+pub(crate) struct HookedCall<'a> {
     pub(crate) engine: &'a HookEngine,
     pub(crate) inner: &'a dyn Prompter,
     pub(crate) tool: HookTool,

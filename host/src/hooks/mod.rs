@@ -35,8 +35,8 @@ pub use admission::{
     HookTrustError, current_hook_digest, review_user_hooks, trust_hook, untrust_hook,
 };
 pub use config::{HookDefinition, HookEvent, HookKind, HookSet, OnError};
-pub(crate) use engine::HookAsk;
-pub use engine::{HookEngine, HookedCall, MAX_STOP_BLOCKS, PreToolUse};
+pub use engine::{EnvLookup, HookEngine, MAX_STOP_BLOCKS, PreToolUse};
+pub(crate) use engine::{HookAsk, HookedCall};
 pub use last_result::last_results;
 pub use matcher::{HookMatcher, HookTool};
 

@@ -210,12 +210,21 @@ impl Host {
                 Ok(output)
             }
             Err(CallError::Failed { message, cause }) if !context.is_empty() => {
+                for line in lines {
+                    tracing::warn!("{line}");
+                }
                 Err(CallError::Failed {
                     message: format!("{message}\n{context}"),
                     cause,
                 })
             }
-            Err(error) => Err(error),
+            Err(error) => {
+                // No output to carry them: the lines go to the log.
+                for line in lines {
+                    tracing::warn!("{line}");
+                }
+                Err(error)
+            }
         }
     }
 }

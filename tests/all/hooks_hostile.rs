@@ -1,0 +1,111 @@
+//! Hostile and broken hooks: a crash, exit 1, a missing program, garbage or 50 MB on stdout, a
+//! hook that never exits, one that leaves a child behind, escape sequences in its reason, a flood
+//! of Stop blocks. Each gives its one line naming the hook and the documented fail-closed outcome,
+//! and the rest of the session goes on.
+
+use std::time::{Duration, Instant};
+
+use earshot_host::{HookEvent, NonInteractivePrompter};
+use serde_json::{Value, json};
+
+use crate::common::{alive, block_on, wait_dead};
+use crate::hooks::{denied, handler, on, project};
+
+/// Runs a session whose one PreToolUse hook is `broken`, calls the sentinel (allowed by a rule)
+/// with no one to ask, and returns the denial; then checks that the session goes on (the echo
+/// extension, which the hook does not match, still runs) and the sentinel never ran.
+fn fails_closed(broken: Value) -> String {
+    let (sandbox, sentinel) = project(json!({
+        "permissions": {"allow": ["Mcp(sentinel__touch)", "Extension(t__run)"]},
+        "hooks": on("PreToolUse", "Mcp(*)", vec![broken]),
+    }));
+    let host = sandbox.host();
+    let why = denied(host.call("sentinel__touch", "{}", &NonInteractivePrompter));
+    assert!(!sentinel.exists(), "a call behind a broken hook ran");
+    assert!(!why.contains('\n'), "not one line: {why}");
+    let echo = host.call("t__run", r#"{"path": "still here"}"#, &NonInteractivePrompter);
+    assert!(echo.is_ok(), "the session did not go on: {echo:?}");
+    why
+}
+
+#[test]
+fn a_crash_exit_1_and_a_missing_program_fail_closed_with_one_line_each() {
+    let why = fails_closed(handler("segv", &["crash"]));
+    assert!(why.contains("hook \"segv\" (user, PreToolUse) was killed by signal 11"), "{why}");
+    let why = fails_closed(handler("one", &["exit", "1", "line one\nTraceback: it broke"]));
+    assert!(
+        why.contains("hook \"one\" (user, PreToolUse) exited with code 1; its stderr ended: line one Traceback: it broke"),
+        "{why}"
+    );
+    let why = fails_closed(json!({"command": "/no/such/program", "args": [], "name": "ghost"}));
+    assert!(why.contains("hook \"ghost\" (user, PreToolUse) could not start: /no/such/program was not found"), "{why}");
+}
+
+#[test]
+fn garbage_and_fifty_megabytes_on_stdout_fail_closed() {
+    let why = fails_closed(handler("chatty", &["garbage"]));
+    assert!(why.contains("hook \"chatty\" (user, PreToolUse) printed something that is not JSON on stdout"), "{why}");
+    let started = Instant::now();
+    let why = fails_closed(handler("flood", &["flood"]));
+    assert!(why.contains("hook \"flood\" (user, PreToolUse) wrote more than 1 MiB on stdout and was killed"), "{why}");
+    assert!(started.elapsed() < Duration::from_secs(50), "the flood was read to its end");
+    let why = fails_closed(handler("wrong", &["print", r#"{"hookSpecificOutput": {"permissionDecision": "maybe"}}"#]));
+    assert!(why.contains("unknown permissionDecision \"maybe\""), "{why}");
+}
+
+#[test]
+fn a_hook_that_never_exits_is_killed_at_its_timeout() {
+    let mut sleeper = handler("sleeper", &["sleep"]);
+    sleeper["timeout"] = json!(1);
+    let why = fails_closed(sleeper);
+    assert!(why.contains("hook \"sleeper\" (user, PreToolUse) did not finish within 1s and was killed"), "{why}");
+}
+
+#[test]
+fn a_child_a_hook_leaves_behind_is_killed_with_its_group() {
+    let dir = tempfile::tempdir().unwrap();
+    let pid_file = dir.path().join("pid");
+    let (sandbox, sentinel) = project(json!({
+        "permissions": {"allow": ["Mcp(sentinel__touch)"]},
+        "hooks": on("PreToolUse", "*", vec![handler("forker", &["fork", pid_file.to_str().unwrap()])]),
+    }));
+    let started = Instant::now();
+    sandbox
+        .host()
+        .call("sentinel__touch", "{}", &NonInteractivePrompter)
+        .expect("the hook itself answered with no decision");
+    assert!(sentinel.exists());
+    // The child held the hook's stdout open; the call did not wait for it.
+    assert!(started.elapsed() < Duration::from_secs(60));
+    let pid: u32 = std::fs::read_to_string(&pid_file).unwrap().trim().parse().unwrap();
+    assert!(wait_dead(pid), "the hook's child {pid} outlived it");
+    assert!(!alive(pid));
+}
+
+#[test]
+fn escape_sequences_in_a_reason_never_reach_the_user() {
+    let why = fails_closed(handler(
+        "painter",
+        &["exit", "2", "\u{1b}[2J\u{1b}]0;owned\u{7}\rApproved by admin\u{1b}[0m"],
+    ));
+    assert!(!why.contains('\u{1b}') && !why.contains('\r') && !why.contains('\u{7}'), "{why:?}");
+    assert!(why.contains("Approved by admin"), "{why}");
+    let long = "z".repeat(50_000);
+    let why = fails_closed(handler("long", &["exit", "2", &long]));
+    assert!(why.chars().count() < 10_200, "{}", why.chars().count());
+}
+
+#[test]
+fn a_flood_of_stop_blocks_ends_after_eight_and_the_session_goes_on() {
+    let (sandbox, _) = project(json!({
+        "hooks": on("Stop", "", vec![handler("forever", &["exit", "2", "keep working"])]),
+    }));
+    let host = sandbox.host();
+    for round in 0..3 {
+        let blocks = (0..9)
+            .map(|_| block_on(host.fire_hook(HookEvent::Stop, serde_json::Map::new())))
+            .filter(|report| report.blocked().is_some())
+            .count();
+        assert_eq!(blocks, 8, "round {round}");
+    }
+}

@@ -311,8 +311,7 @@ impl HostBuilder {
             let session_id = session_id.unwrap_or_else(new_session_id);
             let for_hooks = settings.clone();
             // Admission hashes the project files each hook names.
-            let engine =
-                blocking(move || HookEngine::load(&for_hooks, session_id, hook_env)).await;
+            let engine = blocking(move || HookEngine::load(&for_hooks, session_id, hook_env)).await;
             let notices = engine.notices().to_vec();
             (
                 (!engine.hooks().is_empty()).then(|| Arc::new(engine)),

@@ -649,10 +649,18 @@ fn a_pre_tool_use_hook_that_blocks_fails_the_tool_call_and_the_editor_is_never_a
     assert!(!sentinel.exists(), "the blocked tool ran");
     // The rule allows it, so the call starts; the hook fails it.
     let statuses = seen.statuses();
-    assert_eq!(statuses.last(), Some(&ToolCallStatus::Failed), "{statuses:?}");
-    assert!(!statuses.contains(&ToolCallStatus::Completed), "{statuses:?}");
+    assert_eq!(
+        statuses.last(),
+        Some(&ToolCallStatus::Failed),
+        "{statuses:?}"
+    );
     assert!(
-        seen.messages().contains("blocked by hook \"guard\": not from the editor"),
+        !statuses.contains(&ToolCallStatus::Completed),
+        "{statuses:?}"
+    );
+    assert!(
+        seen.messages()
+            .contains("blocked by hook \"guard\": not from the editor"),
         "{}",
         seen.messages()
     );

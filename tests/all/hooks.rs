@@ -139,11 +139,17 @@ fn a_deny_and_exit_code_2_block_the_call_naming_the_hook_and_the_tool_never_runs
             "exit two says no",
         ),
         (
-            handler("guard", &["print", r#"{"decision": "block", "reason": "old style"}"#]),
+            handler(
+                "guard",
+                &["print", r#"{"decision": "block", "reason": "old style"}"#],
+            ),
             "old style",
         ),
         (
-            handler("guard", &["print", r#"{"continue": false, "stopReason": "stop here"}"#]),
+            handler(
+                "guard",
+                &["print", r#"{"continue": false, "stopReason": "stop here"}"#],
+            ),
             "stop here",
         ),
     ] {
@@ -159,7 +165,11 @@ fn a_deny_and_exit_code_2_block_the_call_naming_the_hook_and_the_tool_never_runs
         );
         assert!(!sentinel.exists(), "a blocked call ran");
         // The matcher names the sentinel's tools only: the extension is not blocked.
-        let other = host.call("t__run", r#"{"path": "a"}"#, &Recording::answering(PromptAnswer::AllowOnce));
+        let other = host.call(
+            "t__run",
+            r#"{"path": "a"}"#,
+            &Recording::answering(PromptAnswer::AllowOnce),
+        );
         assert!(other.is_ok(), "{other:?}");
     }
 }
@@ -177,7 +187,9 @@ fn a_hooks_allow_is_no_decision_and_a_call_no_rule_allows_is_still_asked() {
     let host = sandbox.host();
     // Someone to ask: asked, and only their yes runs it; the notice names the hook once.
     let prompter = Recording::answering(PromptAnswer::AllowOnce);
-    let ran = host.call("sentinel__touch", "{}", &prompter).expect("allowed at the prompt");
+    let ran = host
+        .call("sentinel__touch", "{}", &prompter)
+        .expect("allowed at the prompt");
     assert_eq!(prompter.asks().len(), 1);
     assert!(sentinel.exists());
     let notice = ran.notice.unwrap_or_default();
@@ -215,12 +227,16 @@ fn a_hooks_ask_raises_an_allowed_call_to_an_ask_and_with_no_one_to_ask_it_is_den
     );
     assert!(!sentinel.exists());
     let prompter = Recording::answering(PromptAnswer::Deny("not now".into()));
-    assert_eq!(denied(host.call("sentinel__touch", "{}", &prompter)), "not now");
+    assert_eq!(
+        denied(host.call("sentinel__touch", "{}", &prompter)),
+        "not now"
+    );
     let asks = prompter.asks();
     assert_eq!(asks.len(), 1);
     assert!(asks[0].1.contains("this one writes files"), "{asks:?}");
     let prompter = Recording::answering(PromptAnswer::AllowOnce);
-    host.call("sentinel__touch", "{}", &prompter).expect("allowed at the prompt");
+    host.call("sentinel__touch", "{}", &prompter)
+        .expect("allowed at the prompt");
     assert!(sentinel.exists());
 }
 
@@ -229,7 +245,10 @@ fn when_hooks_disagree_deny_beats_ask_beats_none() {
     let deny = handler("no", &["exit", "2", "denied by no"]);
     let ask = handler(
         "maybe",
-        &["print", r#"{"hookSpecificOutput": {"permissionDecision": "ask"}}"#],
+        &[
+            "print",
+            r#"{"hookSpecificOutput": {"permissionDecision": "ask"}}"#,
+        ],
     );
     let quiet = handler("quiet", &["print", ""]);
     let (sandbox, sentinel) = project(json!({
@@ -261,14 +280,36 @@ fn context_reaches_the_model_labelled_capped_and_without_escape_sequences() {
         ]),
     }));
     let host = sandbox.host();
-    let output = host.call("t__run", r#"{"path": "p"}"#, &NonInteractivePrompter).unwrap();
-    assert!(output.output.starts_with(r#"{"path":"p"}"#), "{}", output.output);
-    assert!(output.output.contains("<hook-context source=\"before\">\nclean text yyy"));
-    assert!(output.output.contains("<hook-context source=\"after\">\nafter the call"));
+    let output = host
+        .call("t__run", r#"{"path": "p"}"#, &NonInteractivePrompter)
+        .unwrap();
+    assert!(
+        output.output.starts_with(r#"{"path":"p"}"#),
+        "{}",
+        output.output
+    );
+    assert!(
+        output
+            .output
+            .contains("<hook-context source=\"before\">\nclean text yyy")
+    );
+    assert!(
+        output
+            .output
+            .contains("<hook-context source=\"after\">\nafter the call")
+    );
     assert!(!output.output.contains('\u{1b}') && !output.output.contains("pwned"));
-    let before = output.output.split("<hook-context source=\"before\">").nth(1).unwrap();
+    let before = output
+        .output
+        .split("<hook-context source=\"before\">")
+        .nth(1)
+        .unwrap();
     let before = before.split("</hook-context>").next().unwrap();
-    assert!(before.chars().count() <= 10_003, "{}", before.chars().count());
+    assert!(
+        before.chars().count() <= 10_003,
+        "{}",
+        before.chars().count()
+    );
     let notice = output.notice.expect("the system message is shown");
     assert!(notice.contains("hook \"after\": red note"), "{notice}");
 }
@@ -290,7 +331,9 @@ fn rewrites_run_in_a_fixed_order_are_shown_and_are_validated_and_gated_from_scra
     assert_eq!(asks.len(), 1);
     assert!(
         asks[0].1.contains("x-A-B")
-            && asks[0].1.contains("rewritten by hook \"first\", \"second\"")
+            && asks[0]
+                .1
+                .contains("rewritten by hook \"first\", \"second\"")
             && asks[0].1.contains(r#"{"path": "x"}"#),
         "{asks:?}"
     );
@@ -300,7 +343,9 @@ fn rewrites_run_in_a_fixed_order_are_shown_and_are_validated_and_gated_from_scra
         "permissions": allow(&["Extension(t__run)"]),
         "hooks": on("PreToolUse", "*", vec![handler("breaker", &["rewrite", "path", "42"])]),
     }));
-    let invalid = sandbox.host().call("t__run", r#"{"path": "x"}"#, &NonInteractivePrompter);
+    let invalid = sandbox
+        .host()
+        .call("t__run", r#"{"path": "x"}"#, &NonInteractivePrompter);
     assert!(
         matches!(&invalid, Err(CallError::InvalidInput { issues, .. }) if issues.iter().any(|i| i.contains("/path"))),
         "{invalid:?}"
@@ -319,8 +364,15 @@ fn a_rewrite_onto_a_denied_resource_is_denied() {
     }));
     let host = sandbox.host();
     let input = json!({"server": "open", "uri": "demo://resource/static/document/architecture.md"});
-    let why = denied(host.call("read_mcp_resource", &input.to_string(), &NonInteractivePrompter));
-    assert!(why.contains("secret__resources is denied by the rule"), "{why}");
+    let why = denied(host.call(
+        "read_mcp_resource",
+        &input.to_string(),
+        &NonInteractivePrompter,
+    ));
+    assert!(
+        why.contains("secret__resources is denied by the rule"),
+        "{why}"
+    );
 }
 
 #[test]
@@ -338,7 +390,8 @@ fn every_tool_event_gets_claude_codes_input_and_the_gates_view() {
         ]),
     }));
     let host = sandbox.host();
-    host.call("t__run", r#"{"path": "a"}"#, &NonInteractivePrompter).unwrap();
+    host.call("t__run", r#"{"path": "a"}"#, &NonInteractivePrompter)
+        .unwrap();
     let thrown = host.call("t__run", r#"{"path": "throw"}"#, &NonInteractivePrompter);
     assert!(thrown.is_err());
     let _ = host.call("sentinel__touch", "{}", &NonInteractivePrompter);
@@ -349,7 +402,14 @@ fn every_tool_event_gets_claude_codes_input_and_the_gates_view() {
         .collect();
     assert_eq!(
         names,
-        ["PreToolUse", "PostToolUse", "PreToolUse", "PostToolUseFailure", "PreToolUse", "PermissionAsked"],
+        [
+            "PreToolUse",
+            "PostToolUse",
+            "PreToolUse",
+            "PostToolUseFailure",
+            "PreToolUse",
+            "PermissionAsked"
+        ],
         "{events:#?}"
     );
     let pre = &events[0];
@@ -363,20 +423,43 @@ fn every_tool_event_gets_claude_codes_input_and_the_gates_view() {
     let session = pre["session_id"].as_str().unwrap();
     assert!(!session.is_empty());
     assert_eq!(events[1]["tool_response"]["output"], r#"{"path":"a"}"#);
-    assert!(events[3]["error"].as_str().unwrap().contains("it threw"), "{}", events[3]);
+    assert!(
+        events[3]["error"].as_str().unwrap().contains("it threw"),
+        "{}",
+        events[3]
+    );
     assert_eq!(events[4]["gate"]["decision"], "ask");
     assert_eq!(events[5]["permission"]["rule"], "Mcp(sentinel__touch)");
     // The environment: the short inherited list and the hook's own variables, nothing else.
     let env = pre["_env"].as_object().unwrap();
-    assert_eq!(env["EARSHOT_PROJECT_DIR"], sandbox.project().display().to_string());
+    assert_eq!(
+        env["EARSHOT_PROJECT_DIR"],
+        sandbox.project().display().to_string()
+    );
     assert_eq!(env["EARSHOT_SESSION_ID"], session);
     assert_eq!(env["EARSHOT_HOOK_EVENT"], "PreToolUse");
     let allowed = [
-        "PATH", "HOME", "USER", "LOGNAME", "LANG", "TERM", "TMPDIR", "TZ", "SHELL",
-        "PYTHONDONTWRITEBYTECODE", "EARSHOT_PROJECT_DIR", "CLAUDE_PROJECT_DIR",
-        "EARSHOT_SESSION_ID", "EARSHOT_HOOK_EVENT", "EARSHOT_HOOK_NAME",
+        "PATH",
+        "HOME",
+        "USER",
+        "LOGNAME",
+        "LANG",
+        "TERM",
+        "TMPDIR",
+        "TZ",
+        "SHELL",
+        "PYTHONDONTWRITEBYTECODE",
+        "EARSHOT_PROJECT_DIR",
+        "CLAUDE_PROJECT_DIR",
+        "EARSHOT_SESSION_ID",
+        "EARSHOT_HOOK_EVENT",
+        "EARSHOT_HOOK_NAME",
         // Set by python3 itself, or by the shell of a pyenv shim in front of it.
-        "LC_CTYPE", "PWD", "OLDPWD", "SHLVL", "_",
+        "LC_CTYPE",
+        "PWD",
+        "OLDPWD",
+        "SHLVL",
+        "_",
     ];
     for name in env.keys() {
         assert!(
@@ -401,7 +484,10 @@ fn a_permission_asked_hook_can_deny_before_anyone_is_asked_but_never_allow() {
     let host = sandbox.host();
     let prompter = Recording::answering(PromptAnswer::AllowOnce);
     let why = denied(host.call("sentinel__touch", "{}", &prompter));
-    assert!(why.contains("blocked by hook \"veto\"") && why.contains("not on my watch"), "{why}");
+    assert!(
+        why.contains("blocked by hook \"veto\"") && why.contains("not on my watch"),
+        "{why}"
+    );
     assert!(prompter.asks().is_empty());
     assert!(!sentinel.exists());
 
@@ -409,14 +495,22 @@ fn a_permission_asked_hook_can_deny_before_anyone_is_asked_but_never_allow() {
         "hooks": on("PermissionAsked", "*", vec![handler("approver", &["print",
             r#"{"hookSpecificOutput": {"permissionDecision": "allow"}, "decision": "approve"}"#])]),
     }));
-    let why = denied(sandbox.host().call("sentinel__touch", "{}", &NonInteractivePrompter));
+    let why = denied(
+        sandbox
+            .host()
+            .call("sentinel__touch", "{}", &NonInteractivePrompter),
+    );
     assert!(why.contains("needs approval"), "{why}");
     assert!(!sentinel.exists());
 }
 
 #[test]
 fn a_failing_pre_tool_use_hook_asks_by_default_denies_on_deny_and_continues_only_for_the_user() {
-    for (on_error, expect_ran) in [(None, false), (Some("deny"), false), (Some("continue"), true)] {
+    for (on_error, expect_ran) in [
+        (None, false),
+        (Some("deny"), false),
+        (Some("continue"), true),
+    ] {
         let mut broken = handler("flaky", &["exit", "1", "boom"]);
         if let Some(on_error) = on_error {
             broken["onError"] = json!(on_error);
@@ -425,12 +519,16 @@ fn a_failing_pre_tool_use_hook_asks_by_default_denies_on_deny_and_continues_only
             "permissions": allow(&["Mcp(sentinel__touch)"]),
             "hooks": on("PreToolUse", "*", vec![broken]),
         }));
-        let result = sandbox.host().call("sentinel__touch", "{}", &NonInteractivePrompter);
+        let result = sandbox
+            .host()
+            .call("sentinel__touch", "{}", &NonInteractivePrompter);
         assert_eq!(sentinel.exists(), expect_ran, "{on_error:?}: {result:?}");
         if !expect_ran {
             let why = denied(result);
             assert!(
-                why.contains("hook \"flaky\" (user, PreToolUse) exited with code 1; its stderr ended: boom"),
+                why.contains(
+                    "hook \"flaky\" (user, PreToolUse) exited with code 1; its stderr ended: boom"
+                ),
                 "{why}"
             );
         } else {
@@ -444,7 +542,10 @@ fn a_failing_pre_tool_use_hook_asks_by_default_denies_on_deny_and_continues_only
         "hooks": on("PreToolUse", "*", vec![handler("flaky", &["exit", "1"])]),
     }));
     let prompter = Recording::answering(PromptAnswer::AllowOnce);
-    sandbox.host().call("sentinel__touch", "{}", &prompter).unwrap();
+    sandbox
+        .host()
+        .call("sentinel__touch", "{}", &prompter)
+        .unwrap();
     assert_eq!(prompter.asks().len(), 1);
     assert!(sentinel.exists());
 }
@@ -468,7 +569,8 @@ fn matchers_use_the_rule_syntax_and_a_regex_is_anchored() {
     }));
     let host = sandbox.host();
     host.call("t__run", "{}", &NonInteractivePrompter).unwrap();
-    host.call("sentinel__touch", "{}", &NonInteractivePrompter).unwrap();
+    host.call("sentinel__touch", "{}", &NonInteractivePrompter)
+        .unwrap();
     let fired: Vec<String> = logged(&log)
         .iter()
         .map(|event| {
@@ -498,7 +600,11 @@ fn the_embedders_events_block_replace_the_prompt_and_a_stop_hook_blocks_at_most_
     let host = sandbox.host();
     let report = block_on(host.user_prompt_submit("rough"));
     assert_eq!(report.updated_prompt(), Some("polished"));
-    assert!(report.context_for_model().contains("<hook-context source=\"polish\">\nctx"));
+    assert!(
+        report
+            .context_for_model()
+            .contains("<hook-context source=\"polish\">\nctx")
+    );
     let mut blocks = 0;
     for _ in 0..12 {
         let report = block_on(host.fire_hook(HookEvent::Stop, serde_json::Map::new()));
@@ -517,9 +623,16 @@ fn the_embedders_events_block_replace_the_prompt_and_a_stop_hook_blocks_at_most_
     // PreCompact cannot block: its exit 2 is reported, not a block.
     let report = block_on(host.fire_hook(HookEvent::PreCompact, serde_json::Map::new()));
     assert!(report.blocked().is_none(), "{report:?}");
-    assert!(report.lines_for_user().iter().any(|line| line.contains("no compaction")));
+    assert!(
+        report
+            .lines_for_user()
+            .iter()
+            .any(|line| line.contains("no compaction"))
+    );
 
-    let (sandbox, _) = project(json!({"hooks": on("UserPromptSubmit", "", vec![handler("gate", &["exit", "2", "no secrets in prompts"])])}));
+    let (sandbox, _) = project(
+        json!({"hooks": on("UserPromptSubmit", "", vec![handler("gate", &["exit", "2", "no secrets in prompts"])])}),
+    );
     let report = block_on(sandbox.host().user_prompt_submit("my password is hunter2"));
     assert_eq!(report.blocked(), Some(("gate", "no secrets in prompts")));
 }
@@ -538,7 +651,10 @@ fn session_start_and_end_fire_and_switches_turn_hooks_off() {
                 on("PreToolUse", "*", vec![handler("pre", &["--log", l, "print", ""])]),
             ]),
         });
-        settings.as_object_mut().unwrap().extend(extra.as_object().unwrap().clone());
+        settings
+            .as_object_mut()
+            .unwrap()
+            .extend(extra.as_object().unwrap().clone());
         settings
     };
     let (sandbox, _) = project(every(json!({})));
@@ -558,11 +674,18 @@ fn session_start_and_end_fire_and_switches_turn_hooks_off() {
     let host = sandbox.host();
     host.call("t__run", "{}", &NonInteractivePrompter).unwrap();
     assert!(logged(&log).is_empty());
-    assert!(host.hook_notices().iter().any(|notice| notice.contains("disableAllHooks")));
+    assert!(
+        host.hook_notices()
+            .iter()
+            .any(|notice| notice.contains("disableAllHooks"))
+    );
     // A project's false cannot turn the user's true back.
     let (sandbox, _) = project(every(json!({"disableAllHooks": true})));
     sandbox.write(".earshot/settings.json", r#"{"disableAllHooks": false}"#);
-    sandbox.host().call("t__run", "{}", &NonInteractivePrompter).unwrap();
+    sandbox
+        .host()
+        .call("t__run", "{}", &NonInteractivePrompter)
+        .unwrap();
     assert!(logged(&log).is_empty());
     // enabled: false, and HostBuilder::hooks(false) (the CLI's --no-hooks).
     let mut off = every(json!({}));
@@ -570,14 +693,31 @@ fn session_start_and_end_fire_and_switches_turn_hooks_off() {
         group["hooks"][0]["enabled"] = json!(false);
     }
     let (sandbox, _) = project(off);
-    sandbox.host().call("t__run", "{}", &NonInteractivePrompter).unwrap();
-    assert!(logged(&log).iter().all(|event| event["hook_event_name"] != "PreToolUse"));
+    sandbox
+        .host()
+        .call("t__run", "{}", &NonInteractivePrompter)
+        .unwrap();
+    assert!(
+        logged(&log)
+            .iter()
+            .all(|event| event["hook_event_name"] != "PreToolUse")
+    );
     std::fs::remove_file(&log).ok();
     // hooks.disabled turns a hook off by its name, from any layer (it only narrows).
     let (sandbox, _) = project(every(json!({})));
-    sandbox.write(".earshot/settings.json", r#"{"hooks": {"disabled": ["pre"]}}"#);
-    sandbox.host().call("t__run", "{}", &NonInteractivePrompter).unwrap();
-    assert!(logged(&log).iter().all(|event| event["hook_event_name"] != "PreToolUse"));
+    sandbox.write(
+        ".earshot/settings.json",
+        r#"{"hooks": {"disabled": ["pre"]}}"#,
+    );
+    sandbox
+        .host()
+        .call("t__run", "{}", &NonInteractivePrompter)
+        .unwrap();
+    assert!(
+        logged(&log)
+            .iter()
+            .all(|event| event["hook_event_name"] != "PreToolUse")
+    );
     std::fs::remove_file(&log).ok();
     let (sandbox, _) = project(every(json!({})));
     let settings = earshot_host::Settings::load(
@@ -616,7 +756,12 @@ fn unreadable_definitions_are_reported_and_never_run() {
     let host = sandbox.host();
     host.call("t__run", "{}", &NonInteractivePrompter).unwrap();
     let notices = host.hook_notices().join("\n");
-    for expected in ["PreTooluse: unknown event", "unknown rule keyword \"Mpc\"", "type \"prompt\" is not supported", "\"timeout\" must be"] {
+    for expected in [
+        "PreTooluse: unknown event",
+        "unknown rule keyword \"Mpc\"",
+        "type \"prompt\" is not supported",
+        "\"timeout\" must be",
+    ] {
         assert!(notices.contains(expected), "{expected}: {notices}");
     }
     let (code, stdout, stderr) = sandbox.run(&["hooks", "list", "--json"]);
@@ -664,7 +809,11 @@ fn an_http_hook_gets_the_same_json_and_only_the_env_vars_it_names() {
     );
     let why = denied(host.call("sentinel__touch", "{}", &NonInteractivePrompter));
     let _ = server.kill();
-    assert!(why.contains("blocked by hook \"policy\": the policy server says no"), "{why}");
+    let _ = server.wait();
+    assert!(
+        why.contains("blocked by hook \"policy\": the policy server says no"),
+        "{why}"
+    );
     assert!(!sentinel.exists());
     let requests = logged(&log);
     assert_eq!(requests.len(), 1);

@@ -48,5 +48,8 @@ fn an_embedders_own_tool_is_matched_by_its_rule_and_a_rewrite_comes_back_to_be_g
         json!({"command": "ls"}),
         json!(null),
     ));
-    assert!(report.outcomes.is_empty() && rewritten.is_none(), "{report:?}");
+    assert!(
+        report.outcomes.is_empty() && rewritten.is_none(),
+        "{report:?}"
+    );
 }

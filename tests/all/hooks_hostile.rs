@@ -23,7 +23,11 @@ fn fails_closed(broken: Value) -> String {
     let why = denied(host.call("sentinel__touch", "{}", &NonInteractivePrompter));
     assert!(!sentinel.exists(), "a call behind a broken hook ran");
     assert!(!why.contains('\n'), "not one line: {why}");
-    let echo = host.call("t__run", r#"{"path": "still here"}"#, &NonInteractivePrompter);
+    let echo = host.call(
+        "t__run",
+        r#"{"path": "still here"}"#,
+        &NonInteractivePrompter,
+    );
     assert!(echo.is_ok(), "the session did not go on: {echo:?}");
     why
 }
@@ -31,26 +35,59 @@ fn fails_closed(broken: Value) -> String {
 #[test]
 fn a_crash_exit_1_and_a_missing_program_fail_closed_with_one_line_each() {
     let why = fails_closed(handler("segv", &["crash"]));
-    assert!(why.contains("hook \"segv\" (user, PreToolUse) was killed by signal 11"), "{why}");
-    let why = fails_closed(handler("one", &["exit", "1", "line one\nTraceback: it broke"]));
+    assert!(
+        why.contains("hook \"segv\" (user, PreToolUse) was killed by signal 11"),
+        "{why}"
+    );
+    let why = fails_closed(handler(
+        "one",
+        &["exit", "1", "line one\nTraceback: it broke"],
+    ));
     assert!(
         why.contains("hook \"one\" (user, PreToolUse) exited with code 1; its stderr ended: line one Traceback: it broke"),
         "{why}"
     );
     let why = fails_closed(json!({"command": "/no/such/program", "args": [], "name": "ghost"}));
-    assert!(why.contains("hook \"ghost\" (user, PreToolUse) could not start: /no/such/program was not found"), "{why}");
+    assert!(
+        why.contains(
+            "hook \"ghost\" (user, PreToolUse) could not start: /no/such/program was not found"
+        ),
+        "{why}"
+    );
 }
 
 #[test]
 fn garbage_and_fifty_megabytes_on_stdout_fail_closed() {
     let why = fails_closed(handler("chatty", &["garbage"]));
-    assert!(why.contains("hook \"chatty\" (user, PreToolUse) printed something that is not JSON on stdout"), "{why}");
+    assert!(
+        why.contains(
+            "hook \"chatty\" (user, PreToolUse) printed something that is not JSON on stdout"
+        ),
+        "{why}"
+    );
     let started = Instant::now();
     let why = fails_closed(handler("flood", &["flood"]));
-    assert!(why.contains("hook \"flood\" (user, PreToolUse) wrote more than 1 MiB on stdout and was killed"), "{why}");
-    assert!(started.elapsed() < Duration::from_secs(50), "the flood was read to its end");
-    let why = fails_closed(handler("wrong", &["print", r#"{"hookSpecificOutput": {"permissionDecision": "maybe"}}"#]));
-    assert!(why.contains("unknown permissionDecision \"maybe\""), "{why}");
+    assert!(
+        why.contains(
+            "hook \"flood\" (user, PreToolUse) wrote more than 1 MiB on stdout and was killed"
+        ),
+        "{why}"
+    );
+    assert!(
+        started.elapsed() < Duration::from_secs(50),
+        "the flood was read to its end"
+    );
+    let why = fails_closed(handler(
+        "wrong",
+        &[
+            "print",
+            r#"{"hookSpecificOutput": {"permissionDecision": "maybe"}}"#,
+        ],
+    ));
+    assert!(
+        why.contains("unknown permissionDecision \"maybe\""),
+        "{why}"
+    );
 }
 
 #[test]
@@ -58,7 +95,10 @@ fn a_hook_that_never_exits_is_killed_at_its_timeout() {
     let mut sleeper = handler("sleeper", &["sleep"]);
     sleeper["timeout"] = json!(1);
     let why = fails_closed(sleeper);
-    assert!(why.contains("hook \"sleeper\" (user, PreToolUse) did not finish within 1s and was killed"), "{why}");
+    assert!(
+        why.contains("hook \"sleeper\" (user, PreToolUse) did not finish within 1s and was killed"),
+        "{why}"
+    );
 }
 
 #[test]
@@ -77,7 +117,11 @@ fn a_child_a_hook_leaves_behind_is_killed_with_its_group() {
     assert!(sentinel.exists());
     // The child held the hook's stdout open; the call did not wait for it.
     assert!(started.elapsed() < Duration::from_secs(60));
-    let pid: u32 = std::fs::read_to_string(&pid_file).unwrap().trim().parse().unwrap();
+    let pid: u32 = std::fs::read_to_string(&pid_file)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
     assert!(wait_dead(pid), "the hook's child {pid} outlived it");
     assert!(!alive(pid));
 }
@@ -86,9 +130,16 @@ fn a_child_a_hook_leaves_behind_is_killed_with_its_group() {
 fn escape_sequences_in_a_reason_never_reach_the_user() {
     let why = fails_closed(handler(
         "painter",
-        &["exit", "2", "\u{1b}[2J\u{1b}]0;owned\u{7}\rApproved by admin\u{1b}[0m"],
+        &[
+            "exit",
+            "2",
+            "\u{1b}[2J\u{1b}]0;owned\u{7}\rApproved by admin\u{1b}[0m",
+        ],
     ));
-    assert!(!why.contains('\u{1b}') && !why.contains('\r') && !why.contains('\u{7}'), "{why:?}");
+    assert!(
+        !why.contains('\u{1b}') && !why.contains('\r') && !why.contains('\u{7}'),
+        "{why:?}"
+    );
     assert!(why.contains("Approved by admin"), "{why}");
     let long = "z".repeat(50_000);
     let why = fails_closed(handler("long", &["exit", "2", &long]));

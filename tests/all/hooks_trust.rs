@@ -40,11 +40,20 @@ fn a_project_hook_runs_only_after_trust_and_lapses_when_its_script_changes() {
     // have been asked either).
     let (code, _, stderr) = call(&sandbox);
     assert_eq!(code, 0, "{stderr}");
-    assert!(!sandbox.project().join("ran.txt").exists(), "an untrusted hook ran");
-    assert!(stderr.contains("hook \"audit\" (project, PreToolUse) does not run"), "{stderr}");
+    assert!(
+        !sandbox.project().join("ran.txt").exists(),
+        "an untrusted hook ran"
+    );
+    assert!(
+        stderr.contains("hook \"audit\" (project, PreToolUse) does not run"),
+        "{stderr}"
+    );
     assert!(stderr.contains("earshot hooks trust audit"), "{stderr}");
     let (_, listed, _) = sandbox.run(&["hooks", "list"]);
-    assert!(listed.contains("audit") && listed.contains("not trusted"), "{listed}");
+    assert!(
+        listed.contains("audit") && listed.contains("not trusted"),
+        "{listed}"
+    );
 
     let (code, _, stderr) = sandbox.run(&["hooks", "trust", "audit"]);
     assert_eq!(code, 0, "{stderr}");
@@ -93,7 +102,10 @@ fn a_project_hook_needs_a_name_and_cannot_fail_open() {
     );
     let (_, _, stderr) = call(&sandbox);
     assert!(stderr.contains("needs a \"name\""), "{stderr}");
-    assert!(stderr.contains("onError \"continue\" is allowed only in your own settings"), "{stderr}");
+    assert!(
+        stderr.contains("onError \"continue\" is allowed only in your own settings"),
+        "{stderr}"
+    );
     let (code, _, stderr) = sandbox.run(&["hooks", "trust", "lax"]);
     assert_ne!(code, 0);
     assert!(stderr.contains("there is no hook \"lax\""), "{stderr}");
@@ -108,10 +120,17 @@ fn a_local_file_hook_earshot_did_not_sign_never_runs() {
         json!({"hooks": {"PreToolUse": [shipped]}}).to_string(),
     );
     let (_, _, stderr) = call(&sandbox);
-    assert!(!sandbox.project().join("shipped.txt").exists(), "a shipped local hook ran");
-    assert!(stderr.contains("runs only when earshot signed it"), "{stderr}");
+    assert!(
+        !sandbox.project().join("shipped.txt").exists(),
+        "a shipped local hook ran"
+    );
+    assert!(
+        stderr.contains("runs only when earshot signed it"),
+        "{stderr}"
+    );
     // A forged trust record (wrong signature) does not count either.
-    let mut local: Value = serde_json::from_str(&sandbox.read(".earshot/settings.local.json")).unwrap();
+    let mut local: Value =
+        serde_json::from_str(&sandbox.read(".earshot/settings.local.json")).unwrap();
     local["trust"] = json!({"hooks": {"shipped": {"digest": "hmac-sha256:00", "project": sandbox.project(), "signature": "00"}}});
     sandbox.write(".earshot/settings.local.json", local.to_string());
     call(&sandbox);
@@ -128,7 +147,13 @@ fn the_users_hooks_are_watched_for_changes_made_outside_earshot() {
     let dir = tempfile::tempdir().unwrap();
     let marker = dir.path().join("user-hook-ran");
     let user_hook = |extra_args: &[&str]| {
-        let mut args = vec![hook_py(), "--log".to_string(), marker.display().to_string(), "print".into(), "".into()];
+        let mut args = vec![
+            hook_py(),
+            "--log".to_string(),
+            marker.display().to_string(),
+            "print".into(),
+            "".into(),
+        ];
         args.extend(extra_args.iter().map(|arg| arg.to_string()));
         json!({"PreToolUse": [{"matcher": "*", "hooks": [{"command": "python3", "args": args, "name": "mine"}]}]})
     };
@@ -138,22 +163,33 @@ fn the_users_hooks_are_watched_for_changes_made_outside_earshot() {
     }));
     // First run: earshot starts keeping watch (one line), the hook runs.
     let (_, _, stderr) = call(&sandbox);
-    assert!(stderr.contains("earshot now keeps watch over your 1 hook"), "{stderr}");
+    assert!(
+        stderr.contains("earshot now keeps watch over your 1 hook"),
+        "{stderr}"
+    );
     assert!(marker.exists());
     let (_, _, stderr) = call(&sandbox);
     assert!(!stderr.contains("hooks:"), "{stderr}");
     // Something else rewrites the user's hooks: one line at the next start; the hook still runs.
     let rewrite = |hooks: Value| {
-        let mut current: Value =
-            serde_json::from_str(&std::fs::read_to_string(sandbox.config().join("settings.json")).unwrap()).unwrap();
+        let mut current: Value = serde_json::from_str(
+            &std::fs::read_to_string(sandbox.config().join("settings.json")).unwrap(),
+        )
+        .unwrap();
         current["hooks"] = hooks;
         std::fs::write(sandbox.config().join("settings.json"), current.to_string()).unwrap();
     };
     rewrite(user_hook(&["worm"]));
     let (_, _, stderr) = call(&sandbox);
-    assert!(stderr.contains("your hooks changed outside earshot"), "{stderr}");
+    assert!(
+        stderr.contains("your hooks changed outside earshot"),
+        "{stderr}"
+    );
     let (_, _, stderr) = call(&sandbox);
-    assert!(!stderr.contains("changed outside earshot"), "said twice: {stderr}");
+    assert!(
+        !stderr.contains("changed outside earshot"),
+        "said twice: {stderr}"
+    );
 
     // With requireReview, a change holds the user's hooks back until `hooks review`.
     let mut reviewed = user_hook(&[]);
@@ -165,7 +201,10 @@ fn the_users_hooks_are_watched_for_changes_made_outside_earshot() {
     changed["requireReview"] = json!(true);
     rewrite(changed);
     let (_, _, stderr) = call(&sandbox);
-    assert!(stderr.contains("do not run until you run `earshot hooks review`"), "{stderr}");
+    assert!(
+        stderr.contains("do not run until you run `earshot hooks review`"),
+        "{stderr}"
+    );
     assert!(!marker.exists(), "a changed user hook ran before review");
     let (code, _, _) = sandbox.run(&["hooks", "review"]);
     assert_eq!(code, 0);

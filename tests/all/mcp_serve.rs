@@ -507,11 +507,15 @@ fn a_servers_own_form_goes_on_to_the_client_as_that_server_speaking() {
 fn a_pre_tool_use_hook_that_blocks_gives_the_client_an_error_result_naming_the_hook() {
     let sandbox = served_sandbox(json!({}), &["Mcp(clock__echo)"], &[]);
     let path = sandbox.config().join("settings.json");
-    let mut settings: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let mut settings: Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
     settings["hooks"] = crate::hooks::on(
         "PreToolUse",
         "Mcp(clock__*)",
-        vec![crate::hooks::handler("guard", &["exit", "2", "not through serve"])],
+        vec![crate::hooks::handler(
+            "guard",
+            &["exit", "2", "not through serve"],
+        )],
     );
     std::fs::write(&path, settings.to_string()).unwrap();
     let out = client(

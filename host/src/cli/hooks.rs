@@ -123,10 +123,18 @@ fn list(context: &Context, as_json: bool) -> CommandResult {
         .iter()
         .map(|definition| {
             let last = results
-                .get(&format!("{}:{}", definition.layer.as_str(), definition.name))
+                .get(&format!(
+                    "{}:{}",
+                    definition.layer.as_str(),
+                    definition.name
+                ))
                 .map(|(_, result)| result.clone())
                 .unwrap_or_else(|| "-".into());
-            (definition.clone(), state_of(context, &set, definition), last)
+            (
+                definition.clone(),
+                state_of(context, &set, definition),
+                last,
+            )
         })
         .collect();
     if as_json {
@@ -184,7 +192,13 @@ fn list(context: &Context, as_json: bool) -> CommandResult {
         .collect();
     output::table(
         &[
-            "NAME", "EVENT", "MATCHER", "RUNS", "SOURCE", "TRUST", "LAST RESULT",
+            "NAME",
+            "EVENT",
+            "MATCHER",
+            "RUNS",
+            "SOURCE",
+            "TRUST",
+            "LAST RESULT",
         ],
         &table,
     );

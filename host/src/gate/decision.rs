@@ -295,8 +295,8 @@ impl Gate {
                 if !raised
                     && self
                         .answered_always
-                    .lock()
-                    .unwrap_or_else(|p| p.into_inner())
+                        .lock()
+                        .unwrap_or_else(|p| p.into_inner())
                         .contains(&rule_name)
                 {
                     return Outcome::Allowed;

@@ -77,7 +77,10 @@ pub(crate) fn hook_digest(
 }
 
 /// Whether `definition` may run now, and if not the one line saying why and what to run.
-pub(crate) fn hook_admission(settings: &Settings, definition: &HookDefinition) -> Result<(), String> {
+pub(crate) fn hook_admission(
+    settings: &Settings,
+    definition: &HookDefinition,
+) -> Result<(), String> {
     if definition.layer == Layer::User {
         return Ok(());
     }
@@ -133,8 +136,8 @@ pub fn current_hook_digest(
         .user_config_dir
         .as_deref()
         .ok_or_else(|| HookTrustError(TrustError::NoConfigDir.to_string()))?;
-    let key = TrustKey::load_or_create(config_dir)
-        .map_err(|error| HookTrustError(error.to_string()))?;
+    let key =
+        TrustKey::load_or_create(config_dir).map_err(|error| HookTrustError(error.to_string()))?;
     hook_digest(settings, &definition, &key)
         .map_err(|error| HookTrustError(format!("hook \"{name}\" cannot be trusted: {error}")))
 }
@@ -301,8 +304,8 @@ pub fn review_user_hooks(settings: &Settings) -> Result<usize, HookTrustError> {
         .user_config_dir
         .as_deref()
         .ok_or_else(|| HookTrustError(TrustError::NoConfigDir.to_string()))?;
-    let key = TrustKey::load_or_create(config_dir)
-        .map_err(|error| HookTrustError(error.to_string()))?;
+    let key =
+        TrustKey::load_or_create(config_dir).map_err(|error| HookTrustError(error.to_string()))?;
     let set = HookSet::from_settings(settings);
     let start_dir = super::engine::user_start_dir(settings);
     let digest = user_set_digest(&set, &key, &start_dir);

@@ -81,7 +81,9 @@ impl HookEvent {
 
     /// The event named `name`, exactly as written.
     pub fn parse(name: &str) -> Option<HookEvent> {
-        HookEvent::ALL.into_iter().find(|event| event.as_str() == name)
+        HookEvent::ALL
+            .into_iter()
+            .find(|event| event.as_str() == name)
     }
 
     /// How long a hook on this event may run when its definition says nothing.
@@ -379,8 +381,9 @@ fn read_groups(
             None | Some(Value::Null) => "",
             Some(Value::String(text)) => text.as_str(),
             Some(_) => {
-                set.problems
-                    .push(format!("{at}.matcher must be a string; its hooks never run"));
+                set.problems.push(format!(
+                    "{at}.matcher must be a string; its hooks never run"
+                ));
                 continue;
             }
         };
@@ -433,9 +436,7 @@ fn read_handler(
     handler: &Value,
     layer: Layer,
 ) -> Result<HookDefinition, String> {
-    let object = handler
-        .as_object()
-        .ok_or("a handler must be an object")?;
+    let object = handler.as_object().ok_or("a handler must be an object")?;
     if let Some(other @ ("prompt" | "agent" | "mcp_tool")) =
         object.get("type").and_then(Value::as_str)
     {
@@ -443,7 +444,10 @@ fn read_handler(
             "type \"{other}\" is not supported (only command and http)"
         ));
     }
-    if let Some(unknown) = object.keys().find(|key| !HANDLER_KEYS.contains(&key.as_str())) {
+    if let Some(unknown) = object
+        .keys()
+        .find(|key| !HANDLER_KEYS.contains(&key.as_str()))
+    {
         return Err(format!(
             "unknown key \"{}\" (known: {})",
             crate::gate::sanitise_for_terminal(unknown, 40),
@@ -513,8 +517,7 @@ fn read_handler(
     };
     definition.name = match string("name")? {
         Some(name) => {
-            crate::names::check_source_name(&name)
-                .map_err(|error| format!("\"name\": {error}"))?;
+            crate::names::check_source_name(&name).map_err(|error| format!("\"name\": {error}"))?;
             name
         }
         None if layer == Layer::User => derived_name(&definition),
@@ -597,7 +600,11 @@ fn http_kind(
         None | Some(Value::Null) => Vec::new(),
         Some(Value::Object(map)) => map
             .iter()
-            .map(|(name, value)| value.as_str().map(|value| (name.clone(), value.to_string())))
+            .map(|(name, value)| {
+                value
+                    .as_str()
+                    .map(|value| (name.clone(), value.to_string()))
+            })
             .collect::<Option<Vec<_>>>()
             .ok_or("\"headers\" values must be strings")?,
         Some(_) => return Err("\"headers\" must be an object of strings".into()),
@@ -640,7 +647,13 @@ fn derived_name(definition: &HookDefinition) -> String {
         .unwrap_or_default();
     let stem: String = stem
         .chars()
-        .map(|c| if c.is_ascii_alphanumeric() { c.to_ascii_lowercase() } else { '-' })
+        .map(|c| {
+            if c.is_ascii_alphanumeric() {
+                c.to_ascii_lowercase()
+            } else {
+                '-'
+            }
+        })
         .collect::<String>()
         .split('-')
         .filter(|part| !part.is_empty())

@@ -66,11 +66,7 @@ impl HookEngine {
     /// holds them back under `requireReview`), and the project's and local file's that are
     /// trusted as they are now. Every hook that does not run, and why, is in
     /// [`HookEngine::notices`]. `disableAllHooks: true` in any layer turns every hook off.
-    pub fn load(
-        settings: &Settings,
-        session_id: String,
-        env: EnvLookup,
-    ) -> HookEngine {
+    pub fn load(settings: &Settings, session_id: String, env: EnvLookup) -> HookEngine {
         let set = HookSet::from_settings(settings);
         let user_start_dir = user_start_dir(settings);
         let mut notices: Vec<String> = set
@@ -113,7 +109,10 @@ impl HookEngine {
             events: hooks.iter().map(|hook| hook.event).collect(),
             hooks,
             context: RunContext {
-                project_dir: settings.project.as_ref().map(|project| project.root.clone()),
+                project_dir: settings
+                    .project
+                    .as_ref()
+                    .map(|project| project.root.clone()),
                 user_start_dir,
                 session_id,
             },
@@ -228,8 +227,9 @@ impl HookEngine {
         fields.insert("tool_name".into(), Value::String(tool.name.clone()));
         fields.insert("tool_input".into(), input);
         fields.insert("gate".into(), gate);
-        let (report, rewrite, rewritten_by) =
-            self.run_event(HookEvent::PreToolUse, fields, Some(tool)).await;
+        let (report, rewrite, rewritten_by) = self
+            .run_event(HookEvent::PreToolUse, fields, Some(tool))
+            .await;
         PreToolUse {
             report,
             updated_input: rewrite.map(|(_, input)| input),
@@ -251,14 +251,19 @@ impl HookEngine {
             .hooks
             .iter()
             .filter(|hook| hook.event == event)
-            .filter(|hook| !event.is_tool_event() || tool.is_none_or(|tool| hook.matcher.matches(tool)))
+            .filter(|hook| {
+                !event.is_tool_event() || tool.is_none_or(|tool| hook.matcher.matches(tool))
+            })
             // Identical handlers run once.
             .filter(|hook| seen.insert(hook.identity()))
             .collect();
         if matching.is_empty() {
             return (HookReport::default(), None, Vec::new());
         }
-        fields.insert("session_id".into(), Value::String(self.context.session_id.clone()));
+        fields.insert(
+            "session_id".into(),
+            Value::String(self.context.session_id.clone()),
+        );
         fields.insert(
             "cwd".into(),
             Value::String(
@@ -269,7 +274,10 @@ impl HookEngine {
                     .unwrap_or_default(),
             ),
         );
-        fields.insert("hook_event_name".into(), Value::String(event.as_str().into()));
+        fields.insert(
+            "hook_event_name".into(),
+            Value::String(event.as_str().into()),
+        );
         let rewrite_field = match event {
             HookEvent::PreToolUse => Some("tool_input"),
             HookEvent::UserPromptSubmit => Some("prompt"),
@@ -329,7 +337,12 @@ impl HookEngine {
         let results: Vec<(String, String)> = hooks
             .iter()
             .zip(answers)
-            .map(|(hook, answer)| (last_result::result_key(hook.layer, &hook.name), answer.summary()))
+            .map(|(hook, answer)| {
+                (
+                    last_result::result_key(hook.layer, &hook.name),
+                    answer.summary(),
+                )
+            })
             .collect();
         if let Ok(runtime) = tokio::runtime::Handle::try_current() {
             runtime.spawn_blocking(move || last_result::record(&config_dir, results));
@@ -337,7 +350,13 @@ impl HookEngine {
     }
 
     /// Adds what `hook` answered to `report`, narrowing only.
-    fn combine(&self, event: HookEvent, hook: &HookDefinition, answer: Answer, report: &mut HookReport) {
+    fn combine(
+        &self,
+        event: HookEvent,
+        hook: &HookDefinition,
+        answer: Answer,
+        report: &mut HookReport,
+    ) {
         let name = hook.name.clone();
         if let Some(failure) = answer.failure {
             if event.decides() {
@@ -365,7 +384,10 @@ impl HookEngine {
                     hook: name.clone(),
                     reason,
                 });
-            } else if matches!(event, HookEvent::PostToolUse | HookEvent::PostToolUseFailure) {
+            } else if matches!(
+                event,
+                HookEvent::PostToolUse | HookEvent::PostToolUseFailure
+            ) {
                 report.outcomes.push(HookOutcome::Context {
                     hook: name.clone(),
                     text: reason,
@@ -390,7 +412,9 @@ impl HookEngine {
             } else {
                 report.outcomes.push(HookOutcome::Message {
                     hook: name.clone(),
-                    text: format!("asked for approval, which {event} cannot ask for; read as no decision"),
+                    text: format!(
+                        "asked for approval, which {event} cannot ask for; read as no decision"
+                    ),
                 });
             }
         }
@@ -413,7 +437,9 @@ impl HookEngine {
             });
         }
         if let Some(text) = answer.message {
-            report.outcomes.push(HookOutcome::Message { hook: name, text });
+            report
+                .outcomes
+                .push(HookOutcome::Message { hook: name, text });
         }
     }
 }

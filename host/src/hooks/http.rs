@@ -45,7 +45,10 @@ pub(crate) async fn run_http(
     }
     let answer = async {
         let mut response = request.send().await.map_err(|error| {
-            format!("could not POST to {url}: {}", without_url(&error.to_string()))
+            format!(
+                "could not POST to {url}: {}",
+                without_url(&error.to_string())
+            )
         })?;
         let status = response.status();
         let mut body = Vec::new();

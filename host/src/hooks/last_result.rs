@@ -17,7 +17,7 @@ pub(crate) fn result_key(layer: crate::settings::Layer, name: &str) -> String {
     format!("{}:{name}", layer.as_str())
 }
 
-/// Every recorded last result, by [`result_key`] (`user:lint`): `(seconds since the epoch,
+/// Every recorded last result, by layer and name (`user:lint`): `(seconds since the epoch,
 /// summary)`.
 pub fn last_results(config_dir: &Path) -> BTreeMap<String, (u64, String)> {
     let Ok(text) = std::fs::read_to_string(results_file(config_dir)) else {

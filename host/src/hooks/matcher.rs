@@ -122,17 +122,19 @@ impl HookMatcher {
 
     /// Whether it fires for `tool`.
     pub fn matches(&self, tool: &HookTool) -> bool {
-        self.alternatives.iter().any(|alternative| match alternative {
-            Alternative::Any => true,
-            Alternative::Keyword(keyword) => tool.keyword.as_deref() == Some(keyword),
-            Alternative::Rule { keyword, glob } => {
-                tool.keyword.as_deref() == Some(keyword) && glob.is_match(&tool.target)
-            }
-            Alternative::Name(glob) => glob.is_match(&tool.name),
-            Alternative::Regex(regex) => {
-                regex.is_match(&tool.name) || regex.is_match(&tool.rule_form())
-            }
-        })
+        self.alternatives
+            .iter()
+            .any(|alternative| match alternative {
+                Alternative::Any => true,
+                Alternative::Keyword(keyword) => tool.keyword.as_deref() == Some(keyword),
+                Alternative::Rule { keyword, glob } => {
+                    tool.keyword.as_deref() == Some(keyword) && glob.is_match(&tool.target)
+                }
+                Alternative::Name(glob) => glob.is_match(&tool.name),
+                Alternative::Regex(regex) => {
+                    regex.is_match(&tool.name) || regex.is_match(&tool.rule_form())
+                }
+            })
     }
 }
 
@@ -188,7 +190,11 @@ mod tests {
     fn every_form_matches_what_it_says_and_nothing_else() {
         let all = HookMatcher::parse("*").unwrap();
         assert!(all.matches(&mcp("github__x")) && all.matches(&host_tool("tool_search")));
-        assert!(HookMatcher::parse("").unwrap().matches(&host_tool("read_mcp_resource")));
+        assert!(
+            HookMatcher::parse("")
+                .unwrap()
+                .matches(&host_tool("read_mcp_resource"))
+        );
         let rule = HookMatcher::parse("Mcp(github__*)").unwrap();
         assert!(rule.matches(&mcp("github__create_issue")));
         assert!(!rule.matches(&mcp("gitlab__x")));

@@ -122,10 +122,13 @@ impl HookReport {
 
     /// The prompt to send instead, when a `UserPromptSubmit` hook replaced it.
     pub fn updated_prompt(&self) -> Option<&str> {
-        self.outcomes.iter().rev().find_map(|outcome| match outcome {
-            HookOutcome::UpdatedPrompt { prompt, .. } => Some(prompt.as_str()),
-            _ => None,
-        })
+        self.outcomes
+            .iter()
+            .rev()
+            .find_map(|outcome| match outcome {
+                HookOutcome::UpdatedPrompt { prompt, .. } => Some(prompt.as_str()),
+                _ => None,
+            })
     }
 
     /// Every context a hook added, each wrapped as `<hook-context source="NAME">…</hook-context>`

@@ -36,7 +36,10 @@ impl Answer {
     /// One short line for `hooks list`'s last result.
     pub fn summary(&self) -> String {
         if let Some(failure) = &self.failure {
-            return format!("failed: {}", crate::gate::sanitise_for_terminal(failure, 200));
+            return format!(
+                "failed: {}",
+                crate::gate::sanitise_for_terminal(failure, 200)
+            );
         }
         let mut parts = Vec::new();
         if self.block.is_some() {
@@ -147,9 +150,7 @@ pub(crate) fn read_answer(definition: &HookDefinition, finished: &Finished) -> A
 
 /// Reads the JSON answer of a hook on `event`.
 fn read_json(event: HookEvent, value: &Value) -> Result<Answer, String> {
-    let object = value
-        .as_object()
-        .ok_or("with JSON that is not an object")?;
+    let object = value.as_object().ok_or("with JSON that is not an object")?;
     let string = |value: Option<&Value>, key: &str| -> Result<Option<String>, String> {
         match value {
             None | Some(Value::Null) => Ok(None),
@@ -210,9 +211,9 @@ fn read_json(event: HookEvent, value: &Value) -> Result<Answer, String> {
     match string(specific.get("permissionDecision"), "permissionDecision")?.as_deref() {
         None | Some("defer") => {}
         Some("deny") => {
-            answer.block.get_or_insert_with(|| {
-                one_line(why.as_deref().unwrap_or("the hook denied it"))
-            });
+            answer
+                .block
+                .get_or_insert_with(|| one_line(why.as_deref().unwrap_or("the hook denied it")));
         }
         Some("ask") => answer.ask = Some(one_line(why.as_deref().unwrap_or(""))),
         Some("allow") => answer.said_allow = true,
@@ -232,13 +233,17 @@ fn read_json(event: HookEvent, value: &Value) -> Result<Answer, String> {
             answer.updated_input = Some(input.clone());
         }
         Some(Value::Object(_)) => {
-            return Err(format!("with \"updatedInput\", which {event} cannot change"));
+            return Err(format!(
+                "with \"updatedInput\", which {event} cannot change"
+            ));
         }
         Some(_) => return Err("with \"updatedInput\" that is not an object".into()),
     }
     if let Some(prompt) = string(specific.get("updatedPrompt"), "updatedPrompt")? {
         if event != HookEvent::UserPromptSubmit {
-            return Err(format!("with \"updatedPrompt\", which {event} cannot change"));
+            return Err(format!(
+                "with \"updatedPrompt\", which {event} cannot change"
+            ));
         }
         answer.updated_prompt = Some(earshot_terminal_text::strip_controls(&prompt));
     }

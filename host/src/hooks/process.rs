@@ -57,7 +57,10 @@ impl RunContext {
             variables.insert("CLAUDE_PROJECT_DIR".into(), project);
         }
         variables.insert("EARSHOT_SESSION_ID".into(), self.session_id.clone());
-        variables.insert("EARSHOT_HOOK_EVENT".into(), definition.event.as_str().into());
+        variables.insert(
+            "EARSHOT_HOOK_EVENT".into(),
+            definition.event.as_str().into(),
+        );
         variables.insert("EARSHOT_HOOK_NAME".into(), definition.name.clone());
         variables
     }
@@ -178,7 +181,10 @@ pub(crate) async fn run_command(
             .await
         })
     });
-    let stderr = child.stderr.take().map(|stderr| tokio::spawn(read_tail(stderr)));
+    let stderr = child
+        .stderr
+        .take()
+        .map(|stderr| tokio::spawn(read_tail(stderr)));
     let waited = tokio::time::timeout(definition.timeout, child.wait()).await;
     // The leader is gone (or out of time): whatever it left in its group goes too.
     group.kill();

@@ -10,7 +10,7 @@ use crate::gate::{DecidedBy, Prompter, ToolRequest};
 use crate::mcp::{LIST_RESOURCES_TOOL, READ_RESOURCE_TOOL, RESOURCES_RULE_TOOL, TOOL_SEARCH_NAME};
 use crate::runner::{CallError, ToolOutput};
 
-use super::{Host, HookAsk, HookEngine, HookEvent, HookReport, HookTool, HookedCall};
+use super::{HookAsk, HookEngine, HookEvent, HookReport, HookTool, HookedCall, Host};
 
 impl Host {
     /// The session's hooks, when any run.

@@ -72,6 +72,22 @@ pub async fn agent_loop(project: &Path, config: &Path, parts_bin: Option<String>
         .await
         .expect("the host's own sandboxes start");
     let mut lines: Vec<String> = host.registry().problems();
+    // Hooks that do not run (untrusted, changed) and why: show them at start.
+    lines.extend(host.hook_notices().iter().cloned());
+    // The user's prompt goes through the UserPromptSubmit hooks first: they may block it or
+    // replace it, and what they add for the model is labelled as theirs.
+    let submitted = host
+        .user_prompt_submit("greet Ada, then count my words")
+        .await;
+    if let Some((hook, reason)) = submitted.blocked() {
+        lines.push(format!("prompt blocked by hook {hook}: {reason}"));
+        host.shutdown().await;
+        return lines;
+    }
+    let prompt = submitted
+        .updated_prompt()
+        .unwrap_or("greet Ada, then count my words");
+    lines.push(format!("prompt: {prompt}"));
     for tool in host.model_tools().await {
         lines.push(format!("tool {}: {}", tool.name, tool.description));
     }
@@ -96,6 +112,14 @@ pub async fn agent_loop(project: &Path, config: &Path, parts_bin: Option<String>
     drop(prompter);
     let asked = user.await.expect("the user task ends");
     lines.push(format!("asked: {}", asked.join(", ")));
+    // Before the turn ends, the Stop hooks may send the agent back to work (at most 8 times in
+    // a row); this script has nothing more to do, so it only reports a block.
+    let stop = host
+        .fire_hook(earshot_host::HookEvent::Stop, Default::default())
+        .await;
+    if let Some((hook, reason)) = stop.blocked() {
+        lines.push(format!("stop blocked by hook {hook}: {reason}"));
+    }
     host.shutdown().await;
     lines
 }

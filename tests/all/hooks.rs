@@ -823,3 +823,56 @@ fn an_http_hook_gets_the_same_json_and_only_the_env_vars_it_names() {
     assert_eq!(requests[0]["body"]["tool_name"], "sentinel__touch");
     assert_eq!(requests[0]["body"]["hook_event_name"], "PreToolUse");
 }
+
+#[test]
+fn hooks_run_fires_one_event_by_hand_and_hooks_list_marks_shell_strings() {
+    let (sandbox, sentinel) = project(json!({
+        "hooks": hooks(vec![
+            on("PreToolUse", "Mcp(sentinel__*)", vec![handler("guard", &["exit", "2", "not by hand either"])]),
+            on("UserPromptSubmit", "", vec![json!({"command": "cat >/dev/null; echo '{\"hookSpecificOutput\": {\"updatedPrompt\": \"shell says hi\"}}'", "name": "shelly"})]),
+        ]),
+    }));
+    let input = sandbox.dir.path().join("input.json");
+    std::fs::write(
+        &input,
+        json!({"tool_name": "sentinel__touch", "tool_input": {}}).to_string(),
+    )
+    .unwrap();
+    let (code, stdout, stderr) = sandbox.run(&[
+        "hooks",
+        "run",
+        "PreToolUse",
+        "--input",
+        input.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 3, "{stdout}{stderr}");
+    assert!(
+        stdout.contains("blocked by \"guard\": not by hand either"),
+        "{stdout}"
+    );
+    assert!(!sentinel.exists(), "hooks run called the tool");
+    std::fs::write(&input, json!({"prompt": "hello"}).to_string()).unwrap();
+    let (code, stdout, stderr) = sandbox.run(&[
+        "hooks",
+        "run",
+        "UserPromptSubmit",
+        "--input",
+        input.to_str().unwrap(),
+        "--json",
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    let report: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(report["outcomes"][0]["prompt"], "shell says hi", "{report}");
+    let (code, stdout, _) = sandbox.run(&["hooks", "list"]);
+    assert_eq!(code, 0);
+    assert!(stdout.contains("shell string: sh -c"), "{stdout}");
+    assert!(stdout.contains("exec: python3"), "{stdout}");
+    let (code, _, stderr) = sandbox.run(&[
+        "hooks",
+        "run",
+        "PreTooluse",
+        "--input",
+        input.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 2, "{stderr}");
+}

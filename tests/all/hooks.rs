@@ -703,10 +703,26 @@ fn session_start_and_end_fire_and_switches_turn_hooks_off() {
             .all(|event| event["hook_event_name"] != "PreToolUse")
     );
     std::fs::remove_file(&log).ok();
-    // hooks.disabled turns a hook off by its name, from any layer (it only narrows).
+    // hooks.disabled turns a hook off by its name from the user's files; the checked-in file
+    // cannot switch off the user's hook.
     let (sandbox, _) = project(every(json!({})));
     sandbox.write(
         ".earshot/settings.json",
+        r#"{"hooks": {"disabled": ["pre"]}}"#,
+    );
+    sandbox
+        .host()
+        .call("t__run", "{}", &NonInteractivePrompter)
+        .unwrap();
+    assert!(
+        logged(&log)
+            .iter()
+            .any(|event| event["hook_event_name"] == "PreToolUse")
+    );
+    std::fs::remove_file(&log).ok();
+    sandbox.write(".earshot/settings.json", "{}");
+    sandbox.write(
+        ".earshot/settings.local.json",
         r#"{"hooks": {"disabled": ["pre"]}}"#,
     );
     sandbox

@@ -1,8 +1,8 @@
 //! Reading `hooks` from every settings layer, in Claude Code's shape:
 //! `{"hooks": {"PreToolUse": [{"matcher": "Mcp(github__*)", "hooks": [{"type": "command",
 //! "command": "…", "args": […], "timeout": 60, "name": "…", "onError": "ask"}]}]}}`, plus
-//! `disableAllHooks` (true in any layer wins), `hooks.disabled` (names turned off, from any
-//! layer) and `hooks.requireReview`.
+//! `disableAllHooks` (true in any layer wins), `hooks.disabled` (names turned off; the
+//! checked-in file can name only its own hooks) and `hooks.requireReview`.
 //!
 //! A definition that cannot be read is reported and never runs; a project hook without a `name`
 //! is one of those (its name is its trust key).
@@ -277,8 +277,10 @@ impl HookSet {
     /// Reads `hooks` from every layer of `settings`.
     pub fn from_settings(settings: &Settings) -> HookSet {
         let mut set = HookSet::default();
-        // `hooks.disabled: [NAME, …]` in any layer turns those hooks off (it only narrows).
-        let mut disabled: Vec<String> = Vec::new();
+        // `hooks.disabled: [NAME, …]` turns those hooks off: from the user's files any hook, from
+        // the checked-in file only the project's own (a repository cannot switch off the
+        // user's guard).
+        let mut disabled: Vec<(Layer, String)> = Vec::new();
         let mut files: Vec<_> = settings.files.iter().collect();
         files.sort_by_key(|file| file.layer);
         for file in files {
@@ -306,7 +308,9 @@ impl HookSet {
                             .map(|name| name.as_str().map(str::to_string))
                             .collect::<Option<Vec<String>>>()
                     }) {
-                        Some(names) => disabled.extend(names),
+                        Some(names) => {
+                            disabled.extend(names.into_iter().map(|name| (file.layer, name)));
+                        }
                         None => set.problems.push(format!(
                             "{where_}: hooks.disabled must be a list of hook names"
                         )),
@@ -335,7 +339,10 @@ impl HookSet {
             refuse_repeated_names(&mut set, before, &where_);
         }
         for definition in &mut set.definitions {
-            if disabled.contains(&definition.name) {
+            if disabled.iter().any(|(layer, name)| {
+                *name == definition.name
+                    && (layer.owned_by_user() || definition.layer == Layer::Project)
+            }) {
                 definition.enabled = false;
             }
         }

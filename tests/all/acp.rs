@@ -93,6 +93,7 @@ fn agent(sandbox: &Sandbox) -> AcpAgent {
         cache: shared_cache(),
         driver: Arc::new(ConsoleDriver),
         end_servers_on_signals: false,
+        hooks: true,
     })
 }
 

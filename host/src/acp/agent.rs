@@ -44,6 +44,8 @@ pub struct AcpConfig {
     /// End MCP servers' process groups when earshot gets a signal (the `earshot acp` process
     /// does; an embedder with its own signal handling may not want it).
     pub end_servers_on_signals: bool,
+    /// Whether the hooks in the settings run (`earshot acp --no-hooks` turns them off).
+    pub hooks: bool,
 }
 
 /// One session: its host and the turn in progress.
@@ -215,7 +217,10 @@ impl State {
                 std::env::var(name).ok()
             }))
             .collect();
+        let number = self.next_session.fetch_add(1, Ordering::SeqCst) + 1;
         let built = HostBuilder::new(settings)
+            .hooks(self.config.hooks)
+            .session_id(format!("earshot-session-{number}"))
             .cache(self.config.cache.clone())
             .mcp_options(options)
             .session_servers(plan.accepted.clone())
@@ -231,12 +236,12 @@ impl State {
                 return;
             }
         };
-        let number = self.next_session.fetch_add(1, Ordering::SeqCst) + 1;
         let session_id = SessionId::new(format!("earshot-session-{number}"));
         let problems: Vec<String> = settings_problems
             .into_iter()
             .chain(host.registry().problems())
             .chain(host.hook_notices().iter().cloned())
+            .chain(host.session_start_report().lines_for_user())
             .collect();
         self.sessions
             .lock()

@@ -17,6 +17,7 @@ pub(crate) async fn run() -> CommandResult {
         cache: ComponentCache::user(),
         driver: Arc::new(ConsoleDriver),
         end_servers_on_signals: true,
+        hooks: super::hooks_enabled(),
     });
     serve_stdio(agent)
         .await

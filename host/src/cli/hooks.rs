@@ -10,7 +10,7 @@ use serde_json::{Map, Value, json};
 
 use crate::hooks::{
     HookDefinition, HookEngine, HookEvent, HookOutcome, HookReport, HookSet, HookTool,
-    hook_admission, last_results, review_user_hooks, trust_hook, untrust_hook,
+    hook_admission, last_results, result_key, review_user_hooks, trust_hook, untrust_hook,
 };
 use crate::settings::Layer;
 
@@ -122,12 +122,13 @@ fn list(context: &Context, as_json: bool) -> CommandResult {
         .definitions
         .iter()
         .map(|definition| {
+            let project = context
+                .settings
+                .project
+                .as_ref()
+                .map(|project| project.root.as_path());
             let last = results
-                .get(&format!(
-                    "{}:{}",
-                    definition.layer.as_str(),
-                    definition.name
-                ))
+                .get(&result_key(definition.layer, &definition.name, project))
                 .map(|(_, result)| result.clone())
                 .unwrap_or_else(|| "-".into());
             (
@@ -292,6 +293,11 @@ async fn fire(context: &Context, event: &str, input: &PathBuf, as_json: bool) ->
             .get("tool_name")
             .and_then(Value::as_str)
             .map(|name| tool_of(context, name));
+        if event.is_tool_event() && tool.is_none() {
+            return Err(Failure::new(format!(
+                "a {event} input needs \"tool_name\" (its hooks' matchers match it)"
+            )));
+        }
         (engine.fire(event, fields, tool.as_ref()).await, None)
     };
     print_report(&report, rewritten.as_ref(), as_json);

@@ -488,6 +488,9 @@ async fn serve(context: &Context) -> CommandResult {
     for notice in host.hook_notices() {
         output::warning_line(notice);
     }
+    for line in host.session_start_report().lines_for_user() {
+        output::warning_line(&line);
+    }
     crate::serve::serve_stdio(std::sync::Arc::new(host))
         .await
         .map_err(|error| Failure::new(error.to_string()))?;

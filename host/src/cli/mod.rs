@@ -28,7 +28,7 @@ pub(crate) mod exit {
     pub const FAILED: u8 = 1;
     /// The command line was not understood.
     pub const USAGE: u8 = 2;
-    /// `tools call`: the gate denied the call.
+    /// `tools call`: the gate or a hook denied the call (`hooks run`: a hook blocked).
     pub const DENIED: u8 = 3;
     /// `tools call`: the tool ran and reported an error, or its input was invalid.
     pub const TOOL_ERROR: u8 = 4;
@@ -38,7 +38,7 @@ const EXIT_CODES: &str = "Exit codes:
   0  done (tools call: the tool ran and reported no error)
   1  failed; the message says what happened and what to do
   2  the command line was not understood
-  3  tools call: the permission gate denied the call
+  3  tools call: the permission gate or a hook denied the call (hooks run: a hook blocked)
   4  tools call: the input was invalid, or the tool ran and reported an error
 
 Environment:

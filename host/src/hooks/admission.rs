@@ -34,9 +34,10 @@ fn named_words(definition: &HookDefinition, project: Option<&Path>) -> Vec<Strin
             .chain(args)
             .map(|word| expand_project_dir(word, project))
             .collect(),
-        HookKind::Shell { script } => script
+        // Quotes go first: `"$CLAUDE_PROJECT_DIR"/hooks/x.sh` names the script, not the root.
+        HookKind::Shell { script, .. } => script
             .split(|c: char| c.is_whitespace() || ";|&()<>`".contains(c))
-            .map(|word| expand_project_dir(word, project))
+            .map(|word| expand_project_dir(&word.replace(['"', '\''], ""), project))
             .collect(),
         HookKind::Http { .. } => Vec::new(),
     }

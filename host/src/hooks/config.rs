@@ -155,10 +155,13 @@ pub enum HookKind {
         /// Its arguments.
         args: Vec<String>,
     },
-    /// A shell string, run by `sh -c` (a `command` with shell syntax and no `args`).
+    /// A shell string, run by `sh -c` (a `command` with shell syntax and no `args`), or by
+    /// `bash -c` with `"shell": "bash"`.
     Shell {
         /// The script.
         script: String,
+        /// `sh` or `bash`.
+        shell: String,
     },
     /// `type: "http"`: the event's JSON POSTed to `url`.
     Http {
@@ -252,7 +255,9 @@ impl HookDefinition {
                 })
                 .collect::<Vec<_>>()
                 .join(" "),
-            HookKind::Shell { script } => format!("sh -c {}", crate::gate::shell_word(script)),
+            HookKind::Shell { script, shell } => {
+                format!("{shell} -c {}", crate::gate::shell_word(script))
+            }
             HookKind::Http { url, .. } => format!("POST {url}"),
         }
     }
@@ -527,10 +532,10 @@ fn read_handler(
             crate::names::check_source_name(&name).map_err(|error| format!("\"name\": {error}"))?;
             name
         }
-        None if layer == Layer::User => derived_name(&definition),
+        None if layer != Layer::Project => derived_name(&definition),
         None => {
             return Err(
-                "a hook in the project's files needs a \"name\" (its trust key: `earshot hooks trust NAME`)"
+                "a hook in the checked-in .earshot/settings.json needs a \"name\" (its trust key: `earshot hooks trust NAME`)"
                     .into(),
             );
         }
@@ -564,13 +569,19 @@ fn command_kind(
         (Some("sh" | "bash"), Some(_)) => {
             Err("a shell hook takes its whole script in \"command\", without \"args\"".into())
         }
-        (Some("sh" | "bash"), None) => Ok(HookKind::Shell { script: command }),
+        (Some(shell @ ("sh" | "bash")), None) => Ok(HookKind::Shell {
+            script: command,
+            shell: shell.to_string(),
+        }),
         (Some(other), _) => Err(format!(
-            "\"shell\" must be \"sh\" (got \"{}\")",
+            "\"shell\" must be \"sh\" or \"bash\" (got \"{}\")",
             crate::gate::sanitise_for_terminal(other, 40)
         )),
         (None, Some(args)) => Ok(HookKind::Exec { command, args }),
-        (None, None) if has_shell_syntax(&command) => Ok(HookKind::Shell { script: command }),
+        (None, None) if has_shell_syntax(&command) => Ok(HookKind::Shell {
+            script: command,
+            shell: "sh".into(),
+        }),
         (None, None) => {
             let mut words = command.split_whitespace().map(str::to_string);
             let program = words.next().unwrap_or_default();
@@ -642,7 +653,7 @@ fn derived_name(definition: &HookDefinition) -> String {
             .find(|arg| arg.contains('.') || arg.contains('/'))
             .unwrap_or(command)
             .clone(),
-        HookKind::Shell { script } => script.split_whitespace().next().unwrap_or("sh").into(),
+        HookKind::Shell { script, .. } => script.split_whitespace().next().unwrap_or("sh").into(),
         HookKind::Http { url, .. } => url::Url::parse(url)
             .ok()
             .and_then(|url| url.host_str().map(str::to_string))

@@ -298,17 +298,50 @@ impl HookEngine {
             .collect();
         let mut rewrite: Option<(String, Value)> = None;
         let mut rewriter_names = Vec::new();
+        // A block already decides: nothing to chain.
+        let blocked = answers.iter().any(|answer| answer.block.is_some());
         for (nth, index) in rewriters.iter().copied().enumerate() {
+            if blocked {
+                break;
+            }
             if nth > 0
                 && let (Some(field), Some((_, current))) = (rewrite_field, &rewrite)
             {
                 let mut again = fields.clone();
                 again.insert(field.into(), current.clone());
-                answers[index] = self.run_one(matching[index], &Value::Object(again)).await;
+                let first = std::mem::take(&mut answers[index]);
+                let rerun = self.run_one(matching[index], &Value::Object(again)).await;
+                answers[index] = first.narrowed_by(rerun);
             }
             if let Some(value) = rewrote(&answers[index]) {
                 rewrite = Some((matching[index].name.clone(), value));
                 rewriter_names.push(matching[index].name.clone());
+            }
+        }
+        // The hooks that did not rewrite saw only the original input: they run again on the
+        // final one, so a later rewrite cannot slip past an earlier hook's check. What they
+        // said the first time still stands (a block or an ask is never taken back).
+        if let (Some(field), Some((_, current))) = (rewrite_field, &rewrite)
+            && !blocked
+        {
+            let mut again = fields.clone();
+            again.insert(field.into(), current.clone());
+            let again = Value::Object(again);
+            let others: Vec<usize> = (0..answers.len())
+                .filter(|index| !rewriters.contains(index))
+                .collect();
+            let reruns = futures::future::join_all(
+                others
+                    .iter()
+                    .map(|index| self.run_one(matching[*index], &again)),
+            )
+            .await;
+            for (index, mut rerun) in others.into_iter().zip(reruns) {
+                // Only the rewriters' chain changes the input.
+                rerun.updated_input = None;
+                rerun.updated_prompt = None;
+                let first = std::mem::take(&mut answers[index]);
+                answers[index] = first.narrowed_by(rerun);
             }
         }
         self.remember(&matching, &answers);
@@ -339,7 +372,11 @@ impl HookEngine {
             .zip(answers)
             .map(|(hook, answer)| {
                 (
-                    last_result::result_key(hook.layer, &hook.name),
+                    last_result::result_key(
+                        hook.layer,
+                        &hook.name,
+                        self.context.project_dir.as_deref(),
+                    ),
                     answer.summary(),
                 )
             })
@@ -476,6 +513,9 @@ impl Prompter for HookedCall<'_> {
                     .engine
                     .fire(HookEvent::PermissionAsked, fields, Some(&self.tool))
                     .await;
+                for line in report.lines_for_user() {
+                    tracing::warn!("{line}");
+                }
                 if let Some((hook, reason)) = report.blocked() {
                     return PromptAnswer::Deny(format!(
                         "{} was blocked by hook \"{hook}\" before anyone was asked: {reason}",

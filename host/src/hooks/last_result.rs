@@ -12,13 +12,17 @@ fn results_file(config_dir: &Path) -> PathBuf {
     config_dir.join("cache").join("hooks-last.json")
 }
 
-/// The key of one hook's result: its layer and name.
-pub(crate) fn result_key(layer: crate::settings::Layer, name: &str) -> String {
-    format!("{}:{name}", layer.as_str())
+/// The key of one hook's result: its layer and name, and for a project's hook the project (two
+/// projects' hooks of one name are two hooks).
+pub fn result_key(layer: crate::settings::Layer, name: &str, project: Option<&Path>) -> String {
+    match (layer, project) {
+        (crate::settings::Layer::User, _) | (_, None) => format!("{}:{name}", layer.as_str()),
+        (_, Some(project)) => format!("{}:{}:{name}", project.display(), layer.as_str()),
+    }
 }
 
-/// Every recorded last result, by layer and name (`user:lint`): `(seconds since the epoch,
-/// summary)`.
+/// Every recorded last result, by [`result_key`] (`user:lint`, `/path/to/project:project:audit`):
+/// `(seconds since the epoch, summary)`.
 pub fn last_results(config_dir: &Path) -> BTreeMap<String, (u64, String)> {
     let Ok(text) = std::fs::read_to_string(results_file(config_dir)) else {
         return BTreeMap::new();

@@ -37,7 +37,7 @@ pub use admission::{
 pub use config::{HookDefinition, HookEvent, HookKind, HookSet, OnError};
 pub use engine::{EnvLookup, HookEngine, MAX_STOP_BLOCKS, PreToolUse};
 pub(crate) use engine::{HookAsk, HookedCall};
-pub use last_result::last_results;
+pub use last_result::{last_results, result_key};
 pub use matcher::{HookMatcher, HookTool};
 
 /// The most characters of a hook's context, reason or message that reach anyone.
@@ -138,7 +138,8 @@ impl HookReport {
             .iter()
             .filter_map(|outcome| match outcome {
                 HookOutcome::Context { hook, text } => Some(format!(
-                    "<hook-context source=\"{hook}\">\n{text}\n</hook-context>"
+                    "<hook-context source=\"{hook}\">\n{}\n</hook-context>",
+                    without_labels(text)
                 )),
                 _ => None,
             })
@@ -157,6 +158,24 @@ impl HookReport {
             })
             .collect()
     }
+}
+
+/// `text` with every `<hook-context` and `</hook-context` written as `&lt;…`, so a hook cannot
+/// close its own label and open one in another hook's name.
+fn without_labels(text: &str) -> String {
+    let lowered = text.to_ascii_lowercase();
+    let mut out = String::with_capacity(text.len());
+    let mut last = 0;
+    for (at, _) in lowered.match_indices('<') {
+        let rest = &lowered[at..];
+        if rest.starts_with("<hook-context") || rest.starts_with("</hook-context") {
+            out.push_str(&text[last..at]);
+            out.push_str("&lt;");
+            last = at + 1;
+        }
+    }
+    out.push_str(&text[last..]);
+    out
 }
 
 /// `text` stripped of control characters and escape sequences (newlines and tabs kept) and cut

@@ -33,6 +33,19 @@ pub(crate) struct Answer {
 }
 
 impl Answer {
+    /// This answer and a later one by the same hook, on a rewritten input: the later one's
+    /// rewrite and context, and whatever either said that narrows (a block, an ask, a failure
+    /// is never taken back).
+    pub fn narrowed_by(self, later: Answer) -> Answer {
+        Answer {
+            block: later.block.or(self.block),
+            ask: later.ask.or(self.ask),
+            failure: later.failure.or(self.failure),
+            said_allow: later.said_allow || self.said_allow,
+            ..later
+        }
+    }
+
     /// One short line for `hooks list`'s last result.
     pub fn summary(&self) -> String {
         if let Some(failure) = &self.failure {

@@ -122,7 +122,10 @@ pub(crate) async fn run_command(
                 .map(|arg| expand_project_dir(arg, project))
                 .collect(),
         ),
-        HookKind::Shell { script } => ("/bin/sh".into(), vec!["-c".into(), script.clone()]),
+        HookKind::Shell { script, shell } => {
+            let program = if shell == "bash" { "bash" } else { "/bin/sh" };
+            (program.into(), vec!["-c".into(), script.clone()])
+        }
         HookKind::Http { .. } => unreachable!("an http hook is not run as a process"),
     };
     let not_started = |why: String| Finished {

@@ -68,14 +68,24 @@ impl Host {
         }
     }
 
-    /// The tool `name` as hooks see it, when it is one the session can call.
+    /// The tool `name` as hooks see it, when it is one the session can call now (not
+    /// `tool_search` or the resource tools when they are not offered, not an MCP tool that is
+    /// neither listed nor surfaced): no hook runs for a call that cannot run.
     fn hook_tool(&self, name: &str, input: &Value) -> Option<HookTool> {
         let host_tool = |keyword: Option<&str>, target: String| HookTool {
             name: name.to_string(),
             keyword: keyword.map(str::to_string),
             target,
         };
-        if name == TOOL_SEARCH_NAME || name == LIST_RESOURCES_TOOL {
+        let searching = self.mcp.is_some() && self.counted_tool_search_active();
+        if name == TOOL_SEARCH_NAME && searching {
+            return Some(host_tool(None, name.to_string()));
+        }
+        let resources = name == LIST_RESOURCES_TOOL || name == READ_RESOURCE_TOOL;
+        if resources && self.resource_tools().is_empty() {
+            return None;
+        }
+        if name == LIST_RESOURCES_TOOL {
             return Some(host_tool(None, name.to_string()));
         }
         if name == READ_RESOURCE_TOOL {
@@ -87,6 +97,16 @@ impl Host {
         }
         let registry = self.registry();
         let tool = registry.find(name)?;
+        let hidden = searching
+            && tool.id.kind() == crate::names::SourceKind::Mcp
+            && !self
+                .surfaced
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .contains(&tool.id.namespaced());
+        if hidden {
+            return None;
+        }
         Some(HookTool {
             name: tool.id.namespaced(),
             keyword: Some(tool.id.kind().rule_keyword().to_string()),

@@ -324,7 +324,8 @@ impl HookSet {
                 }
                 if key == "requireReview" {
                     match groups {
-                        Value::Bool(on) => set.require_review |= on,
+                        // Only the user's own file: it holds the user's hooks back.
+                        Value::Bool(on) => set.require_review |= *on && file.layer == Layer::User,
                         _ => set.problems.push(format!(
                             "{where_}: hooks.requireReview must be true or false"
                         )),

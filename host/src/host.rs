@@ -488,8 +488,12 @@ impl Host {
             }
             return self.tool_search(input_json);
         }
-        if let Some(answer) = self.resource_tool_call(name, input_json, prompter) {
-            if hooks.is_some_and(|hooks| hooks.ask.is_some()) {
+        let raised = hooks.is_some_and(|hooks| hooks.ask.is_some());
+        // Reading a resource is gated on its server: a hook's ask raises that gate (a deny rule
+        // still denies first). Listing them is gated by nothing else, so the ask comes first.
+        let reads = name == crate::mcp::READ_RESOURCE_TOOL;
+        if let Some(answer) = self.resource_tool_call(name, input_json, prompter, raised && reads) {
+            if raised && !reads {
                 Box::pin(self.ask_for_hook(name, input_json, hooks, prompter)).await?;
             }
             return answer.await;

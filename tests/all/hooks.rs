@@ -373,6 +373,27 @@ fn a_rewrite_onto_a_denied_resource_is_denied() {
         why.contains("secret__resources is denied by the rule"),
         "{why}"
     );
+
+    // A hook's ask on a read the rules deny: denied by the rule, and no one is asked.
+    let sandbox = Sandbox::new();
+    sandbox.user_settings(json!({
+        "mcpServers": {"secret": {"command": bin.display().to_string(), "args": ["stdio"]}},
+        "permissions": {"deny": ["Mcp(secret__resources)"]},
+        "hooks": on("PreToolUse", "Mcp(secret__*)", vec![handler("careful", &["print", r#"{"hookSpecificOutput": {"permissionDecision": "ask"}}"#])]),
+    }));
+    let prompter = Recording::answering(PromptAnswer::AllowOnce);
+    let input =
+        json!({"server": "secret", "uri": "demo://resource/static/document/architecture.md"});
+    let why = denied(
+        sandbox
+            .host()
+            .call("read_mcp_resource", &input.to_string(), &prompter),
+    );
+    assert!(
+        why.contains("secret__resources is denied by the rule"),
+        "{why}"
+    );
+    assert!(prompter.asks().is_empty(), "{:?}", prompter.asks());
 }
 
 #[test]

@@ -52,6 +52,19 @@ impl Host {
         uri: &str,
         prompter: &dyn Prompter,
     ) -> Result<McpResourceContents, CallError> {
+        self.read_mcp_resource_raised(server, uri, prompter, false)
+            .await
+    }
+
+    /// [`Host::read_mcp_resource`]; `raised` when a hook asked for approval (an allow rule is
+    /// then asked too, and a deny rule still denies without asking).
+    async fn read_mcp_resource_raised(
+        &self,
+        server: &str,
+        uri: &str,
+        prompter: &dyn Prompter,
+        raised: bool,
+    ) -> Result<McpResourceContents, CallError> {
         let (Some(servers), Some(parser)) = (&self.mcp, &self.parser) else {
             return Err(CallError::UnknownTool(format!(
                 "{server}__{RESOURCES_RULE_TOOL}"
@@ -74,7 +87,12 @@ impl Host {
             title: Some(&title),
             detail: Some(uri),
         };
-        if let Outcome::Denied(reason) = self.gate.authorize(&request, prompter).await {
+        let text = (title.clone(), uri.to_string());
+        let decided = self
+            .gate
+            .authorize_raised(&request, || std::future::ready(text), prompter, raised)
+            .await;
+        if let Outcome::Denied(reason) = decided {
             return Err(CallError::Denied(reason));
         }
         let outcome = servers.read_resource(server, uri).await?;
@@ -118,6 +136,7 @@ impl Host {
         name: &'a str,
         input_json: &'a str,
         prompter: &'a dyn Prompter,
+        raised: bool,
     ) -> Option<BoxFuture<'a, Result<ToolOutput, CallError>>> {
         if name != LIST_RESOURCES_TOOL && name != READ_RESOURCE_TOOL {
             return None;
@@ -125,7 +144,9 @@ impl Host {
         if self.resource_tools().is_empty() {
             return None;
         }
-        Some(Box::pin(self.run_resource_tool(name, input_json, prompter)))
+        Some(Box::pin(
+            self.run_resource_tool(name, input_json, prompter, raised),
+        ))
     }
 
     /// Runs `list_mcp_resources` (when `name` is it) or `read_mcp_resource`.
@@ -134,6 +155,7 @@ impl Host {
         name: &str,
         input_json: &str,
         prompter: &dyn Prompter,
+        raised: bool,
     ) -> Result<ToolOutput, CallError> {
         let invalid = |issue: &str| CallError::InvalidInput {
             tool: name.to_string(),
@@ -164,7 +186,7 @@ impl Host {
         let (Some(server), Some(uri)) = (text("server"), text("uri")) else {
             return Err(invalid("\"server\" and \"uri\" must be strings"));
         };
-        self.read_mcp_resource(server, uri, prompter)
+        self.read_mcp_resource_raised(server, uri, prompter, raised)
             .await
             .map(|contents| output(contents.text))
     }

@@ -478,7 +478,11 @@ impl Host {
         prompter: &dyn Prompter,
         hooks: Option<&HookNote>,
     ) -> Result<ToolOutput, CallError> {
-        self.refresh_changed_tools().await;
+        // After hooks the lists were refreshed already: a tool that appeared since would run
+        // without the hooks that never saw it.
+        if hooks.is_none() {
+            self.refresh_changed_tools().await;
+        }
         // With no MCP server there is no tool_search to count for.
         let searching = self.mcp.is_some() && self.counted_tool_search_active();
         if name == TOOL_SEARCH_NAME && searching {

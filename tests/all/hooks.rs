@@ -742,10 +742,26 @@ fn session_start_and_end_fire_and_switches_turn_hooks_off() {
     );
     std::fs::remove_file(&log).ok();
     sandbox.write(".earshot/settings.json", "{}");
+    // Nor can the local file (a download can ship it); the user's own file can.
     sandbox.write(
         ".earshot/settings.local.json",
         r#"{"hooks": {"disabled": ["pre"]}}"#,
     );
+    sandbox
+        .host()
+        .call("t__run", "{}", &NonInteractivePrompter)
+        .unwrap();
+    assert!(
+        logged(&log)
+            .iter()
+            .any(|event| event["hook_event_name"] == "PreToolUse")
+    );
+    std::fs::remove_file(&log).ok();
+    let user_file = sandbox.config().join("settings.json");
+    let mut user: Value =
+        serde_json::from_str(&std::fs::read_to_string(&user_file).unwrap()).unwrap();
+    user["hooks"]["disabled"] = json!(["pre"]);
+    std::fs::write(&user_file, user.to_string()).unwrap();
     sandbox
         .host()
         .call("t__run", "{}", &NonInteractivePrompter)

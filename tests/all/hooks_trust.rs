@@ -200,7 +200,10 @@ fn the_users_hooks_are_watched_for_changes_made_outside_earshot() {
     let mut changed = user_hook(&["again"]);
     changed["requireReview"] = json!(true);
     rewrite(changed);
-    let (_, _, stderr) = call(&sandbox);
+    let (code, _, stderr) = call(&sandbox);
+    // Held back, the user's guard fails closed: the call is asked, and with no one to ask denied.
+    assert_eq!(code, 3, "{stderr}");
+    assert!(stderr.contains("is held back"), "{stderr}");
     assert!(
         stderr.contains("do not run until you run `earshot hooks review`"),
         "{stderr}"
@@ -210,4 +213,60 @@ fn the_users_hooks_are_watched_for_changes_made_outside_earshot() {
     assert_eq!(code, 0);
     call(&sandbox);
     assert!(marker.exists());
+}
+
+#[test]
+fn what_a_hook_runs_through_a_glob_a_task_runner_or_a_path_out_of_the_project_is_covered() {
+    let (sandbox, _) = project(json!({"permissions": {"allow": ["Extension(t__run)"]}}));
+    sandbox.write(".earshot/hooks/all/a.sh", "echo a >/dev/null\n");
+    sandbox.write("Makefile", "check:\n\t@true\n");
+    write_project_hooks(
+        &sandbox,
+        vec![json!({"matcher": "*", "hooks": [
+            {"command": "cat >/dev/null; for f in .earshot/hooks/all/*.sh; do sh \"$f\"; done", "name": "globbed"},
+            {"command": "make", "args": ["-s", "check"], "name": "runner"},
+        ]})],
+    );
+    for name in ["globbed", "runner"] {
+        let (code, _, stderr) = sandbox.run(&["hooks", "trust", name]);
+        assert_eq!(code, 0, "{stderr}");
+    }
+    let state = |sandbox: &Sandbox| -> Vec<String> {
+        let (_, listed, _) = sandbox.run(&["hooks", "list", "--json"]);
+        let listed: Value = serde_json::from_str(&listed).unwrap();
+        listed["hooks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|hook| hook["state"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(state(&sandbox), ["trusted", "trusted"]);
+    // A new script under the glob, and a changed Makefile: both lapse.
+    sandbox.write(".earshot/hooks/all/zz.sh", "echo pwned\n");
+    sandbox.write("Makefile", "check:\n\t@echo pwned\n");
+    let states = state(&sandbox);
+    assert!(
+        states
+            .iter()
+            .all(|state| state.contains("changed since you trusted it")),
+        "{states:?}"
+    );
+
+    // A script out of the project cannot be covered: trust refuses without --partial.
+    let outside = sandbox.dir.path().join("shared");
+    std::fs::create_dir_all(&outside).unwrap();
+    std::fs::write(outside.join("guard.sh"), "cat >/dev/null\n").unwrap();
+    write_project_hooks(
+        &sandbox,
+        vec![
+            json!({"matcher": "*", "hooks": [{"command": "sh", "args": ["../shared/guard.sh"], "name": "outside"}]}),
+        ],
+    );
+    let (code, _, stderr) = sandbox.run(&["hooks", "trust", "outside"]);
+    assert_ne!(code, 0);
+    assert!(
+        stderr.contains("is outside the project") && stderr.contains("--partial"),
+        "{stderr}"
+    );
 }

@@ -11,6 +11,7 @@ use serde_json::{Map, Value, json};
 use crate::hooks::{
     HookDefinition, HookEngine, HookEvent, HookOutcome, HookReport, HookSet, HookTool,
     hook_admission, last_results, result_key, review_user_hooks, trust_hook, untrust_hook,
+    user_hooks_held,
 };
 use crate::settings::Layer;
 
@@ -99,7 +100,12 @@ fn state_of(context: &Context, set: &HookSet, definition: &HookDefinition) -> St
         return "disabled (enabled: false)".into();
     }
     if definition.layer == Layer::User {
-        return "runs (your own)".into();
+        return if user_hooks_held(&context.settings, set) {
+            "held: your hooks changed outside earshot; review them, then run `earshot hooks review`"
+                .into()
+        } else {
+            "runs (your own)".into()
+        };
     }
     match hook_admission(&context.settings, definition) {
         Ok(()) => "trusted".into(),

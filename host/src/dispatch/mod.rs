@@ -17,23 +17,27 @@ pub(crate) struct HookNote {
 }
 
 impl HookNote {
-    /// The lines the prompt's detail gets after the input.
+    /// The lines the prompt's detail gets before the input: the hook's ask, then the rewrite.
     fn detail(&self) -> String {
-        let mut lines = String::new();
+        let mut lines = Vec::new();
+        if let Some(ask) = &self.ask {
+            lines.push(format!(
+                "hook \"{}\" asks: {}",
+                ask.hook,
+                sanitise_for_terminal(&ask.reason, 300)
+            ));
+        }
         if let Some((original, by)) = &self.rewrite {
-            lines.push_str(&format!(
-                " | rewritten by hook {}; the original input: {}",
+            lines.push(format!(
+                "rewritten by hook {}; the original input: {}",
                 by.iter()
                     .map(|name| format!("\"{name}\""))
                     .collect::<Vec<_>>()
                     .join(", "),
-                sanitise_for_terminal(original, 400)
+                sanitise_for_terminal(original, 300)
             ));
         }
-        if let Some(ask) = &self.ask {
-            lines.push_str(&format!(" | hook \"{}\" asks: {}", ask.hook, ask.reason));
-        }
-        lines
+        lines.join(" | ")
     }
 }
 
@@ -63,8 +67,13 @@ pub(crate) async fn call_registered(
         let mut detail = written
             .detail
             .unwrap_or_else(|| format!("input: {}", sanitise_for_terminal(input_json, 800)));
-        if let Some(hooks) = hooks {
-            detail.push_str(&hooks.detail());
+        // What hooks said goes first: the detail is capped, and a long input must not push it
+        // out of sight.
+        if let Some(hooks) = hooks
+            .map(HookNote::detail)
+            .filter(|lines| !lines.is_empty())
+        {
+            detail = format!("{hooks} | {detail}");
         }
         (
             written.title.unwrap_or_else(|| tool.description.clone()),

@@ -27,8 +27,61 @@ use super::process::expand_project_dir;
 #[error("{0}")]
 pub struct HookTrustError(String);
 
-/// The words of a hook that can name project files.
+/// The files a task runner reads its tasks from: a hook that runs `make check` or `npm run x`
+/// runs what those files say.
+const RUNNER_FILES: &[(&str, &[&str])] = &[
+    ("make", &["Makefile", "makefile", "GNUmakefile"]),
+    ("npm", &["package.json"]),
+    ("yarn", &["package.json"]),
+    ("pnpm", &["package.json"]),
+    ("bun", &["package.json"]),
+    ("just", &["justfile", "Justfile", ".justfile"]),
+    ("task", &["Taskfile.yml", "Taskfile.yaml"]),
+    ("rake", &["Rakefile"]),
+    ("tox", &["tox.ini"]),
+    ("nox", &["noxfile.py"]),
+    ("poetry", &["pyproject.toml"]),
+    ("uv", &["pyproject.toml"]),
+    ("cargo", &["Cargo.toml", ".cargo/config.toml"]),
+];
+
+/// The words of a hook that can name project files: its words (a glob's fixed folder in place
+/// of the glob, so a script added under it counts), and the task files of a runner it calls.
 fn named_words(definition: &HookDefinition, project: Option<&Path>) -> Vec<String> {
+    let mut words = plain_words(definition, project);
+    let globs: Vec<String> = words
+        .iter()
+        .filter_map(|word| {
+            let at = word.find(['*', '?', '['])?;
+            Some(match word[..at].rfind('/') {
+                Some(slash) => word[..=slash].to_string(),
+                None => ".".to_string(),
+            })
+        })
+        .collect();
+    let runners: Vec<String> = words
+        .iter()
+        .filter_map(|word| {
+            let program = Path::new(word).file_name()?.to_str()?;
+            RUNNER_FILES
+                .iter()
+                .find(|(runner, _)| *runner == program)
+                .map(|(_, files)| {
+                    files
+                        .iter()
+                        .map(|file| file.to_string())
+                        .collect::<Vec<_>>()
+                })
+        })
+        .flatten()
+        .collect();
+    words.extend(globs);
+    words.extend(runners);
+    words
+}
+
+/// The words of a hook as written (the project root expanded).
+fn plain_words(definition: &HookDefinition, project: Option<&Path>) -> Vec<String> {
     match &definition.kind {
         HookKind::Exec { command, args } => std::iter::once(command)
             .chain(args)
@@ -70,11 +123,53 @@ pub(crate) fn hook_digest(
             &root,
             &mut material,
         )?;
+        if partial.is_none() {
+            partial = unhashed_reach(&words, &root);
+        }
     }
     Ok(ServerDigest {
         value: key.keyed_digest(&material),
         partial,
     })
+}
+
+/// Why a hook's digest cannot cover what it runs, when a word reaches past what is hashed: a
+/// relative path out of the project (`../shared/guard.sh`), or a named folder holding installed
+/// packages (`node_modules`, `.venv`), which digests skip.
+fn unhashed_reach(words: &[String], root: &Path) -> Option<String> {
+    for word in words {
+        if word.starts_with("../") || word.contains("/../") {
+            let outside = root
+                .join(word)
+                .canonicalize()
+                .is_ok_and(|real| !real.starts_with(root));
+            if outside {
+                return Some(format!(
+                    "{word} is outside the project, so a change to it would not lapse the trust"
+                ));
+            }
+        }
+        let Ok(real) = root.join(word).canonicalize() else {
+            continue;
+        };
+        if !real.starts_with(root) || real == root {
+            continue;
+        }
+        let folder = if real.is_dir() {
+            real.as_path()
+        } else {
+            real.parent().unwrap_or(root)
+        };
+        for skipped in crate::mcp::SKIPPED_FOLDERS {
+            if *skipped != ".git" && folder.join(skipped).exists() {
+                return Some(format!(
+                    "{} holds {skipped}, which is not hashed",
+                    folder.strip_prefix(root).unwrap_or(folder).display()
+                ));
+            }
+        }
+    }
+    None
 }
 
 /// Whether `definition` may run now, and if not the one line saying why and what to run.
@@ -85,13 +180,19 @@ pub(crate) fn hook_admission(
     if definition.layer == Layer::User {
         return Ok(());
     }
-    let state = match user_key(settings) {
-        Some(key) => {
-            let digest = hook_digest(settings, definition, &key)
-                .map_err(|error| format!("cannot be trusted: {error}"))?;
-            trust_state(settings, TrustKind::Hook, &definition.name, &digest.value)
-        }
-        None => TrustState::NotTrusted,
+    // Judged first without the digest: no record (or one that is not this user's) needs no
+    // hashing, so an untrusted repository's hooks cost nothing at start. Only a valid record
+    // for something ("changed" against no digest) is worth hashing the named files for.
+    let state = match trust_state(settings, TrustKind::Hook, &definition.name, "") {
+        TrustState::Changed => match user_key(settings) {
+            Some(key) => {
+                let digest = hook_digest(settings, definition, &key)
+                    .map_err(|error| format!("cannot be trusted: {error}"))?;
+                trust_state(settings, TrustKind::Hook, &definition.name, &digest.value)
+            }
+            None => TrustState::NotTrusted,
+        },
+        other => other,
     };
     match state {
         TrustState::Trusted => Ok(()),
@@ -241,6 +342,25 @@ pub(crate) enum UserHooks {
 /// new digest is recorded at once (the notice is printed once); with it, nothing is recorded and
 /// the user's hooks stay off until `earshot hooks review`.
 pub(crate) fn check_user_hooks(settings: &Settings, set: &HookSet, start_dir: &Path) -> UserHooks {
+    compare_user_hooks(settings, set, start_dir, true)
+}
+
+/// Whether the user's hooks are held back for review now (for `hooks list`; records nothing).
+pub(crate) fn user_hooks_held(settings: &Settings, set: &HookSet) -> bool {
+    let start_dir = super::engine::user_start_dir(settings);
+    matches!(
+        compare_user_hooks(settings, set, &start_dir, false),
+        UserHooks::Changed { held: true, .. }
+    )
+}
+
+/// [`check_user_hooks`]; records the new digest only when `record`.
+fn compare_user_hooks(
+    settings: &Settings,
+    set: &HookSet,
+    start_dir: &Path,
+    record: bool,
+) -> UserHooks {
     let Some(config_dir) = settings.user_config_dir.as_deref() else {
         return UserHooks::Unchanged;
     };
@@ -282,7 +402,9 @@ pub(crate) fn check_user_hooks(settings: &Settings, set: &HookSet, start_dir: &P
             held: true,
         };
     }
-    let _ = write_reviewed(config_dir, current.as_deref());
+    if record {
+        let _ = write_reviewed(config_dir, current.as_deref());
+    }
     UserHooks::Changed {
         notice: what,
         held: false,

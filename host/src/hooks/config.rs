@@ -258,7 +258,21 @@ impl HookDefinition {
             HookKind::Shell { script, shell } => {
                 format!("{shell} -c {}", crate::gate::shell_word(script))
             }
-            HookKind::Http { url, .. } => format!("POST {url}"),
+            HookKind::Http {
+                url,
+                headers,
+                allowed_env_vars,
+            } => {
+                let mut shown = format!("POST {url}");
+                if !headers.is_empty() {
+                    let names: Vec<&str> = headers.iter().map(|(name, _)| name.as_str()).collect();
+                    shown.push_str(&format!(" (headers: {})", names.join(", ")));
+                }
+                if !allowed_env_vars.is_empty() {
+                    shown.push_str(&format!(" (sends ${})", allowed_env_vars.join(", $")));
+                }
+                shown
+            }
         }
     }
 }
@@ -345,9 +359,11 @@ impl HookSet {
             refuse_repeated_names(&mut set, before, &where_);
         }
         for definition in &mut set.definitions {
+            // The user's file names any hook; the project's files (the local one can be shipped
+            // too) only their own.
             if disabled.iter().any(|(layer, name)| {
                 *name == definition.name
-                    && (layer.owned_by_user() || definition.layer == Layer::Project)
+                    && (*layer == Layer::User || definition.layer != Layer::User)
             }) {
                 definition.enabled = false;
             }
@@ -476,7 +492,7 @@ fn read_handler(
     };
     let kind = match string("type")?.as_deref().unwrap_or("command") {
         "command" => command_kind(object, &string("command")?, string("shell")?)?,
-        "http" => http_kind(object, string("url")?)?,
+        "http" => http_kind(object, string("url")?, layer)?,
         other => {
             return Err(format!(
                 "unknown type \"{}\" (command or http)",
@@ -609,6 +625,7 @@ fn has_shell_syntax(command: &str) -> bool {
 fn http_kind(
     object: &serde_json::Map<String, Value>,
     url: Option<String>,
+    layer: Layer,
 ) -> Result<HookKind, String> {
     let url = url.ok_or("an http hook needs a \"url\"")?;
     let parsed = url::Url::parse(&url).map_err(|error| format!("\"url\": {error}"))?;
@@ -637,6 +654,13 @@ fn http_kind(
             .ok_or("\"allowedEnvVars\" must be a list of names")?,
         Some(_) => return Err("\"allowedEnvVars\" must be a list of names".into()),
     };
+    if !allowed_env_vars.is_empty() && layer != Layer::User {
+        // The repository would choose which of the user's secrets it receives.
+        return Err(
+            "\"allowedEnvVars\" is allowed only in your own settings: a project's hook may not name your environment variables to send"
+                .into(),
+        );
+    }
     Ok(HookKind::Http {
         url,
         headers,

@@ -45,6 +45,9 @@ pub struct HookEngine {
     env: EnvLookup,
     config_dir: Option<PathBuf>,
     notices: Vec<String>,
+    /// The user's hooks held back under `requireReview` after a change made outside earshot:
+    /// they do not run, and on a deciding event each fails (never an allow by absence).
+    held: BTreeSet<String>,
     said_allow: Mutex<BTreeSet<String>>,
     stop_blocks: AtomicU32,
     subagent_stop_blocks: AtomicU32,
@@ -75,6 +78,7 @@ impl HookEngine {
             .map(|problem| format!("hooks: {problem}"))
             .collect();
         let mut hooks = Vec::new();
+        let mut held = BTreeSet::new();
         if let Some(file) = &set.disabled_by {
             if !set.definitions.is_empty() {
                 notices.push(format!(
@@ -91,7 +95,12 @@ impl HookEngine {
                 }
             };
             for definition in set.definitions {
-                if !definition.enabled || (definition.layer == Layer::User && user_held) {
+                if !definition.enabled {
+                    continue;
+                }
+                if definition.layer == Layer::User && user_held {
+                    held.insert(definition.name.clone());
+                    hooks.push(definition);
                     continue;
                 }
                 match hook_admission(settings, &definition) {
@@ -119,6 +128,7 @@ impl HookEngine {
             env,
             config_dir: settings.user_config_dir.clone(),
             notices,
+            held,
             said_allow: Mutex::default(),
             stop_blocks: AtomicU32::new(0),
             subagent_stop_blocks: AtomicU32::new(0),
@@ -318,17 +328,18 @@ impl HookEngine {
                 rewriter_names.push(matching[index].name.clone());
             }
         }
-        // The hooks that did not rewrite saw only the original input: they run again on the
-        // final one, so a later rewrite cannot slip past an earlier hook's check. What they
-        // said the first time still stands (a block or an ask is never taken back).
-        if let (Some(field), Some((_, current))) = (rewrite_field, &rewrite)
+        // Every hook but the one that made the final input runs again on it, so a later
+        // rewrite cannot slip past an earlier hook's check (an earlier rewriter included). What
+        // a hook said the first time still stands (a block or an ask is never taken back), and
+        // a hook that would change the final input again asks.
+        if let (Some(field), Some((last, current))) = (rewrite_field, &rewrite)
             && !blocked
         {
             let mut again = fields.clone();
             again.insert(field.into(), current.clone());
             let again = Value::Object(again);
             let others: Vec<usize> = (0..answers.len())
-                .filter(|index| !rewriters.contains(index))
+                .filter(|index| matching[*index].name != *last)
                 .collect();
             let reruns = futures::future::join_all(
                 others
@@ -337,11 +348,22 @@ impl HookEngine {
             )
             .await;
             for (index, mut rerun) in others.into_iter().zip(reruns) {
-                // Only the rewriters' chain changes the input.
+                let would_rewrite = rewrote(&rerun).filter(|value| value != current);
+                if would_rewrite.is_some() && rerun.block.is_none() {
+                    rerun.ask.get_or_insert_with(|| {
+                        format!(
+                            "hook \"{}\" would change the input that hook \"{last}\" rewrote",
+                            matching[index].name
+                        )
+                    });
+                }
+                // Only the chain changes the input.
                 rerun.updated_input = None;
                 rerun.updated_prompt = None;
                 let first = std::mem::take(&mut answers[index]);
+                let kept_rewrite = (first.updated_input.clone(), first.updated_prompt.clone());
                 answers[index] = first.narrowed_by(rerun);
+                (answers[index].updated_input, answers[index].updated_prompt) = kept_rewrite;
             }
         }
         self.remember(&matching, &answers);
@@ -352,8 +374,22 @@ impl HookEngine {
         (report, rewrite, rewriter_names)
     }
 
-    /// Runs one hook on `input`.
+    /// Whether `hook` is one of the user's hooks held back for review.
+    fn is_held(&self, hook: &HookDefinition) -> bool {
+        hook.layer == Layer::User && self.held.contains(&hook.name)
+    }
+
+    /// Runs one hook on `input` (a held one does not run: it fails).
     async fn run_one(&self, hook: &HookDefinition, input: &Value) -> Answer {
+        if self.is_held(hook) {
+            return Answer {
+                failure: Some(format!(
+                    "hook \"{}\" (user, {}) is held back: your hooks changed outside earshot and hooks.requireReview is on; review them, then run `earshot hooks review`",
+                    hook.name, hook.event
+                )),
+                ..Answer::default()
+            };
+        }
         let bytes = serde_json::to_vec(input).unwrap_or_default();
         let finished = match hook.kind {
             HookKind::Http { .. } => super::http::run_http(hook, bytes, &*self.env).await,
@@ -396,8 +432,19 @@ impl HookEngine {
     ) {
         let name = hook.name.clone();
         if let Some(failure) = answer.failure {
+            if event == HookEvent::PermissionAsked && hook.on_error == OnError::Deny {
+                report.outcomes.push(HookOutcome::Blocked {
+                    hook: name.clone(),
+                    reason: failure.clone(),
+                });
+            }
             if event.decides() {
-                match hook.on_error {
+                // A held hook never lets a call through by its absence.
+                let on_error = match hook.on_error {
+                    OnError::Continue if self.is_held(hook) => OnError::Ask,
+                    other => other,
+                };
+                match on_error {
                     OnError::Ask => report.outcomes.push(HookOutcome::Asked {
                         hook: name.clone(),
                         reason: failure.clone(),

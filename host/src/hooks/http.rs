@@ -40,8 +40,15 @@ pub(crate) async fn run_http(
         .post(url)
         .header("content-type", "application/json")
         .body(input);
+    // Only the user's own hooks name variables (a project's `allowedEnvVars` is refused when
+    // read); this is the second lock on that door.
+    let allowed: &[String] = if definition.layer == crate::settings::Layer::User {
+        allowed_env_vars
+    } else {
+        &[]
+    };
     for (name, value) in headers {
-        request = request.header(name, expand_allowed(value, allowed_env_vars, env));
+        request = request.header(name, expand_allowed(value, allowed, env));
     }
     let answer = async {
         let mut response = request.send().await.map_err(|error| {

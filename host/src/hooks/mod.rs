@@ -30,10 +30,10 @@ mod matcher;
 mod output;
 mod process;
 
-pub(crate) use admission::hook_admission;
 pub use admission::{
     HookTrustError, current_hook_digest, review_user_hooks, trust_hook, untrust_hook,
 };
+pub(crate) use admission::{hook_admission, user_hooks_held};
 pub use config::{HookDefinition, HookEvent, HookKind, HookSet, OnError};
 pub use engine::{EnvLookup, HookEngine, MAX_STOP_BLOCKS, PreToolUse};
 pub(crate) use engine::{HookAsk, HookedCall};
@@ -162,7 +162,7 @@ impl HookReport {
 
 /// `text` with every `<hook-context` and `</hook-context` written as `&lt;…`, so a hook cannot
 /// close its own label and open one in another hook's name.
-fn without_labels(text: &str) -> String {
+pub(crate) fn without_labels(text: &str) -> String {
     let lowered = text.to_ascii_lowercase();
     let mut out = String::with_capacity(text.len());
     let mut last = 0;

@@ -202,7 +202,8 @@ fn read_json(event: HookEvent, value: &Value) -> Result<Answer, String> {
         }
     }
     if let Some(message) = string(object.get("systemMessage"), "systemMessage")? {
-        answer.message = Some(sanitised(&message));
+        // One line: a message must not pose as a line of earshot's own.
+        answer.message = Some(one_line(&message));
     }
     let specific = match object.get("hookSpecificOutput") {
         None | Some(Value::Null) => return Ok(answer),

@@ -203,11 +203,20 @@ pub(crate) async fn run_command(
         }
     };
     let stdout = match stdout {
-        Some(task) => tokio::time::timeout(PIPE_GRACE, task)
-            .await
-            .ok()
-            .and_then(Result::ok)
-            .unwrap_or_default(),
+        Some(task) => match tokio::time::timeout(PIPE_GRACE, task).await {
+            Ok(read) => read.unwrap_or_default(),
+            Err(_) => {
+                // Something that left the group still holds stdout: what the hook said cannot
+                // be known to be complete, so it is a failure, never "no decision".
+                if matches!(ended, Ended::Exited(_)) {
+                    ended = Ended::Crashed(
+                        "left a process behind that holds its stdout open (it escaped the hook's process group)"
+                            .into(),
+                    );
+                }
+                Vec::new()
+            }
+        },
         None => Vec::new(),
     };
     let stderr = match stderr {

@@ -146,7 +146,12 @@ impl Host {
         let input: Value = serde_json::from_str(input_json)
             .unwrap_or_else(|_| Value::String(input_json.to_string()));
         let Some(tool) = self.hook_tool(name, &input) else {
-            return self.call_unhooked(name, input_json, prompter, None).await;
+            // Not callable now: the same refusal as without hooks, from the tool lists just
+            // refreshed (never a second refresh that could let a new tool past its hooks).
+            let nothing = HookNote::default();
+            return self
+                .call_unhooked(name, input_json, prompter, Some(&nothing))
+                .await;
         };
         let pre = hooks
             .pre_tool_use(&tool, input.clone(), self.gate_for_hooks(name))
@@ -219,6 +224,8 @@ impl Host {
             .collect();
         match result {
             Ok(mut output) => {
+                // In a session with tool hooks, a tool's own text can never pose as a hook's.
+                output.output = crate::hooks::without_labels(&output.output);
                 if !context.is_empty() {
                     output.output = format!("{}\n{context}", output.output);
                 }
@@ -234,7 +241,7 @@ impl Host {
                     tracing::warn!("{line}");
                 }
                 Err(CallError::Failed {
-                    message: format!("{message}\n{context}"),
+                    message: format!("{}\n{context}", crate::hooks::without_labels(&message)),
                     cause,
                 })
             }

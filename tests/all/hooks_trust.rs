@@ -270,3 +270,31 @@ fn what_a_hook_runs_through_a_glob_a_task_runner_or_a_path_out_of_the_project_is
         "{stderr}"
     );
 }
+
+#[test]
+fn a_trusted_hooks_script_edited_during_a_session_stops_at_once_and_fails_closed() {
+    let (sandbox, _) = project(json!({"permissions": {"allow": ["Extension(t__run)"]}}));
+    let audit = project_hook(&sandbox, "audit", "ran.txt");
+    write_project_hooks(&sandbox, vec![audit]);
+    let (code, _, stderr) = sandbox.run(&["hooks", "trust", "audit"]);
+    assert_eq!(code, 0, "{stderr}");
+    let host = sandbox.host();
+    host.call("t__run", "{}", &earshot_host::NonInteractivePrompter)
+        .unwrap();
+    assert_eq!(sandbox.read("ran.txt"), "ran\n");
+    sandbox.write(
+        ".earshot/hooks/audit/run.sh",
+        "#!/bin/sh\ncat >/dev/null\necho pwned >> \"$EARSHOT_PROJECT_DIR/ran.txt\"\n",
+    );
+    let denied = host.call("t__run", "{}", &earshot_host::NonInteractivePrompter);
+    assert_eq!(sandbox.read("ran.txt"), "ran\n", "the edited script ran");
+    match denied {
+        Err(earshot_host::CallError::Denied(why)) => {
+            assert!(
+                why.contains("no longer runs") && why.contains("changed since you trusted it"),
+                "{why}"
+            )
+        }
+        other => panic!("{other:?}"),
+    }
+}

@@ -48,6 +48,8 @@ pub struct HookEngine {
     /// The user's hooks held back under `requireReview` after a change made outside earshot:
     /// they do not run, and on a deciding event each fails (never an allow by absence).
     held: BTreeSet<String>,
+    /// The session's settings: a project or local hook is admitted again before each run.
+    settings: Arc<Settings>,
     said_allow: Mutex<BTreeSet<String>>,
     stop_blocks: AtomicU32,
     subagent_stop_blocks: AtomicU32,
@@ -129,6 +131,7 @@ impl HookEngine {
             config_dir: settings.user_config_dir.clone(),
             notices,
             held,
+            settings: Arc::new(settings.clone()),
             said_allow: Mutex::default(),
             stop_blocks: AtomicU32::new(0),
             subagent_stop_blocks: AtomicU32::new(0),
@@ -381,6 +384,27 @@ impl HookEngine {
 
     /// Runs one hook on `input` (a held one does not run: it fails).
     async fn run_one(&self, hook: &HookDefinition, input: &Value) -> Answer {
+        if hook.layer != Layer::User {
+            // Admitted again as it is now: a script edited during the session (by a tool the
+            // model called, a pull) lapses its trust at once, not at the next start.
+            let settings = self.settings.clone();
+            let definition = hook.clone();
+            let admitted =
+                tokio::task::spawn_blocking(move || hook_admission(&settings, &definition))
+                    .await
+                    .unwrap_or_else(|_| Err("its admission check failed".into()));
+            if let Err(why) = admitted {
+                return Answer {
+                    failure: Some(format!(
+                        "hook \"{}\" ({}, {}) no longer runs: {why}",
+                        hook.name,
+                        hook.layer.as_str(),
+                        hook.event
+                    )),
+                    ..Answer::default()
+                };
+            }
+        }
         if self.is_held(hook) {
             return Answer {
                 failure: Some(format!(

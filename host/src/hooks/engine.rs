@@ -51,6 +51,8 @@ pub struct HookEngine {
     /// The session's settings: a project or local hook is admitted again before each run.
     settings: Arc<Settings>,
     said_allow: Mutex<BTreeSet<String>>,
+    /// Each hook's last result as last written, so the file is rewritten only on a change.
+    last_written: Mutex<std::collections::BTreeMap<String, String>>,
     stop_blocks: AtomicU32,
     subagent_stop_blocks: AtomicU32,
 }
@@ -133,6 +135,7 @@ impl HookEngine {
             held,
             settings: Arc::new(settings.clone()),
             said_allow: Mutex::default(),
+            last_written: Mutex::default(),
             stop_blocks: AtomicU32::new(0),
             subagent_stop_blocks: AtomicU32::new(0),
         }
@@ -422,11 +425,13 @@ impl HookEngine {
         read_answer(hook, &finished)
     }
 
-    /// Keeps each hook's last result for `hooks list`, off the caller's thread.
+    /// Keeps each hook's last result for `hooks list`, off the caller's thread, writing the
+    /// file only when a result changed (a hook that answers the same every call costs no I/O).
     fn remember(&self, hooks: &[&HookDefinition], answers: &[Answer]) {
         let Some(config_dir) = self.config_dir.clone() else {
             return;
         };
+        let mut written = self.last_written.lock().unwrap_or_else(|p| p.into_inner());
         let results: Vec<(String, String)> = hooks
             .iter()
             .zip(answers)
@@ -440,7 +445,15 @@ impl HookEngine {
                     answer.summary(),
                 )
             })
+            .filter(|(key, summary)| written.get(key) != Some(summary))
             .collect();
+        if results.is_empty() {
+            return;
+        }
+        for (key, summary) in &results {
+            written.insert(key.clone(), summary.clone());
+        }
+        drop(written);
         if let Ok(runtime) = tokio::runtime::Handle::try_current() {
             runtime.spawn_blocking(move || last_result::record(&config_dir, results));
         }

@@ -1,5 +1,6 @@
-//! Running one command hook: its own session and process group (so it has no controlling
-//! terminal and everything it starts can be killed together), the minimal environment MCP servers
+//! Running one command hook: its own process group (everything it starts is killed together)
+//! and no controlling terminal (a session of its own when earshot has a terminal; spawned
+//! through posix_spawn, without forking earshot, when it has none), the minimal environment MCP servers
 //! get plus the hook's own variables, the event's JSON on stdin, stdout and stderr read up to
 //! 1 MiB each, and the whole group killed at its timeout or when the leader exits (a child it
 //! forked does not outlive it).

@@ -26,15 +26,7 @@ pub const MAX_STOP_BLOCKS: u32 = 8;
 /// Looks up an environment variable (for an http hook's `allowedEnvVars`).
 pub type EnvLookup = Arc<dyn Fn(&str) -> Option<String> + Send + Sync>;
 
-/// Where the user's own hooks start: their config dir, else home, never the project.
-pub(crate) fn user_start_dir(settings: &Settings) -> PathBuf {
-    settings
-        .user_config_dir
-        .clone()
-        .filter(|dir| dir.is_dir())
-        .or_else(|| std::env::var_os("HOME").map(PathBuf::from))
-        .unwrap_or_else(|| PathBuf::from("/"))
-}
+pub(crate) use crate::mcp::user_start_dir;
 
 /// The hooks of one session, ready to fire. Built by [`HostBuilder`](crate::HostBuilder) from
 /// the settings (only the hooks that may run: enabled, and trusted where trust is needed).

@@ -24,6 +24,13 @@ pub fn start_dir(settings: &Settings, entry: &ServerEntry) -> PathBuf {
     {
         return project.root.clone();
     }
+    user_start_dir(settings)
+}
+
+/// Where the user's own code starts (their servers, their hooks): the user config dir, else the
+/// home directory, never the project, so a relative path in it cannot run a file the repository
+/// chose.
+pub fn user_start_dir(settings: &Settings) -> PathBuf {
     settings
         .user_config_dir
         .clone()

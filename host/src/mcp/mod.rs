@@ -43,6 +43,7 @@ mod tool_runner;
 
 pub use admission::{
     digest_for_trust, digest_for_written, effective_entry, server_admission, start_dir,
+    user_start_dir,
 };
 pub use child_env::{INHERITED_VARIABLES, minimal_environment};
 pub use config::{

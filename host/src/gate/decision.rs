@@ -239,9 +239,10 @@ impl Gate {
             .await
     }
 
-    /// Asks `prompter` about a call of one of the host's own tools (`tool_search`, reading a
-    /// resource) that a hook asked approval for: those have no rule of their own, so only this
-    /// ask stands between the hook's ask and the call. Only a once-answer runs it.
+    /// Asks `prompter` about a call of one of the host's own tools (`tool_search`, listing
+    /// resources) that a hook asked approval for: those have no rule of their own, so only this
+    /// ask stands between the hook's ask and the call. An "always" answer runs this call only:
+    /// there is no rule to record.
     pub async fn ask_for_hook(
         &self,
         target: &str,

@@ -224,6 +224,18 @@ fn project_hook(settings: &Settings, name: &str) -> Result<HookDefinition, HookT
     Ok(first)
 }
 
+/// The user's config dir and trust key (made on first use), for what `trust` and `review`
+/// record.
+fn config_dir_and_key(settings: &Settings) -> Result<(&Path, TrustKey), HookTrustError> {
+    let config_dir = settings
+        .user_config_dir
+        .as_deref()
+        .ok_or_else(|| HookTrustError(TrustError::NoConfigDir.to_string()))?;
+    let key =
+        TrustKey::load_or_create(config_dir).map_err(|error| HookTrustError(error.to_string()))?;
+    Ok((config_dir, key))
+}
+
 /// The digest `earshot hooks trust NAME` would record for the project or local hook `name`,
 /// creating the user's key on first use, with why it is partial when it is.
 ///
@@ -234,12 +246,7 @@ pub fn current_hook_digest(
     name: &str,
 ) -> Result<ServerDigest, HookTrustError> {
     let definition = project_hook(settings, name)?;
-    let config_dir = settings
-        .user_config_dir
-        .as_deref()
-        .ok_or_else(|| HookTrustError(TrustError::NoConfigDir.to_string()))?;
-    let key =
-        TrustKey::load_or_create(config_dir).map_err(|error| HookTrustError(error.to_string()))?;
+    let (_, key) = config_dir_and_key(settings)?;
     hook_digest(settings, &definition, &key)
         .map_err(|error| HookTrustError(format!("hook \"{name}\" cannot be trusted: {error}")))
 }
@@ -423,12 +430,7 @@ fn write_reviewed(config_dir: &Path, digest: Option<&str>) -> std::io::Result<()
 /// # Errors
 /// There is no config dir, or the key or the file cannot be written.
 pub fn review_user_hooks(settings: &Settings) -> Result<usize, HookTrustError> {
-    let config_dir = settings
-        .user_config_dir
-        .as_deref()
-        .ok_or_else(|| HookTrustError(TrustError::NoConfigDir.to_string()))?;
-    let key =
-        TrustKey::load_or_create(config_dir).map_err(|error| HookTrustError(error.to_string()))?;
+    let (config_dir, key) = config_dir_and_key(settings)?;
     let set = HookSet::from_settings(settings);
     let start_dir = super::engine::user_start_dir(settings);
     let digest = user_set_digest(&set, &key, &start_dir);

@@ -2,7 +2,6 @@
 //! chained in a fixed order, and every answer combined so that it only narrows.
 
 use std::collections::BTreeSet;
-use std::path::PathBuf;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
 
@@ -35,7 +34,6 @@ pub struct HookEngine {
     events: BTreeSet<HookEvent>,
     context: RunContext,
     env: EnvLookup,
-    config_dir: Option<PathBuf>,
     notices: Vec<String>,
     /// The user's hooks held back under `requireReview` after a change made outside earshot:
     /// they do not run, and on a deciding event each fails (never an allow by absence).
@@ -122,7 +120,6 @@ impl HookEngine {
                 session_id,
             },
             env,
-            config_dir: settings.user_config_dir.clone(),
             notices,
             held,
             settings: Arc::new(settings.clone()),
@@ -420,7 +417,7 @@ impl HookEngine {
     /// Keeps each hook's last result for `hooks list`, off the caller's thread, writing the
     /// file only when a result changed (a hook that answers the same every call costs no I/O).
     fn remember(&self, hooks: &[&HookDefinition], answers: &[Answer]) {
-        let Some(config_dir) = self.config_dir.clone() else {
+        let Some(config_dir) = self.settings.user_config_dir.clone() else {
             return;
         };
         let mut written = self.last_written.lock().unwrap_or_else(|p| p.into_inner());

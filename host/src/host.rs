@@ -34,6 +34,7 @@ use crate::settings::Settings;
 
 mod hooked_calls;
 mod mcp_resources;
+mod skills;
 
 /// Looks up an environment variable for `${VAR}` in server definitions.
 type EnvLookup = Arc<dyn Fn(&str) -> Option<String> + Send + Sync>;
@@ -64,6 +65,8 @@ pub struct Host {
     session_start: HookReport,
     /// What the user should know about the session's hooks (untrusted, refused, changed).
     hook_notices: Vec<String>,
+    /// The session's skills and slash commands (found once, at start).
+    skills: Arc<crate::skills::Library>,
 }
 
 /// One tool as a model is shown it.
@@ -256,7 +259,7 @@ impl HostBuilder {
         let wants_mcp = !read_servers(&settings, &*env).is_empty() || !session_servers.is_empty();
         let hook_env = env.clone();
         // Compiling components and running extensions' top levels is blocking work.
-        let (settings, validator, mut registry, parser) = blocking(move || {
+        let (settings, validator, mut registry, parser, skills) = blocking(move || {
             let validator = SchemaValidator::new(&engine, &cache)?;
             let mut registry = ToolRegistry::new();
             load_components(
@@ -269,12 +272,13 @@ impl HostBuilder {
             );
             let extension_limits = limits_from_settings(&settings);
             load_extensions(&settings, &validator, extension_limits, &mut registry);
+            let skills = Arc::new(crate::skills::Library::load(&settings));
             let parser = if wants_mcp {
                 Some(Arc::new(McpOutputParser::new(&engine, &cache)?))
             } else {
                 None
             };
-            Ok::<_, SandboxError>((settings, validator, registry, parser))
+            Ok::<_, SandboxError>((settings, validator, registry, parser, skills))
         })
         .await?;
         let mcp = match &parser {
@@ -341,6 +345,7 @@ impl HostBuilder {
             hooks,
             session_start,
             hook_notices,
+            skills,
         })
     }
 }
@@ -445,6 +450,7 @@ impl Host {
             tools.push(tool_search_tool());
         }
         tools.extend(self.resource_tools());
+        tools.extend(self.skill_tool());
         tools
     }
 
@@ -491,6 +497,9 @@ impl Host {
                 Box::pin(self.ask_for_hook(name, input_json, hooks, prompter)).await?;
             }
             return self.tool_search(input_json);
+        }
+        if self.is_skill_tool(name) {
+            return Box::pin(self.call_skill_tool(input_json, prompter, hooks)).await;
         }
         let raised = hooks.is_some_and(|hooks| hooks.ask.is_some());
         // Reading a resource is gated on its server: a hook's ask raises that gate (a deny rule

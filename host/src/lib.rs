@@ -46,6 +46,7 @@ mod runner;
 pub mod sandbox;
 pub mod serve;
 pub mod settings;
+pub mod skills;
 pub mod sources;
 mod tls;
 pub mod trust;

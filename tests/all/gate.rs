@@ -292,19 +292,23 @@ fn a_malformed_rule_is_reported_and_never_widens_access() {
 #[test]
 fn rules_of_other_earshot_tools_are_left_alone() {
     let (_dir, gate, _) = gate_for(
-        r#"{"permissions": {"allow": ["Bash(ls)", "Mcp(github__*)"]}}"#,
+        r#"{"permissions": {"allow": ["Bash(ls)", "Edit(src/**)", "Mcp(github__*)"]}}"#,
         "",
         "",
     );
-    let bash = gate
-        .rules()
-        .rules()
-        .iter()
-        .find(|rule| rule.text == "Bash(ls)")
-        .unwrap();
+    let status = |text: &str| {
+        gate.rules()
+            .rules()
+            .iter()
+            .find(|rule| rule.text == text)
+            .unwrap()
+            .not_in_force
+            .clone()
+    };
+    // `Bash(…)` is in force: the host decides a slash command's `!`cmd`` lines by it.
+    assert_eq!(status("Bash(ls)"), None);
     assert!(
-        bash.not_in_force
-            .as_deref()
+        status("Edit(src/**)")
             .unwrap()
             .starts_with("not a plugin rule")
     );

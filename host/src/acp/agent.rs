@@ -1,8 +1,9 @@
 //! The ACP agent itself: `initialize`, `session/new`, `session/prompt`, `session/cancel`. Each
 //! session is a [`Host`] on the project its `cwd` names (that project's trust, rules and
-//! settings), plus the editor's HTTP servers that passed [`screen_session_mcp`]. Long work
-//! (loading a session, a turn) runs in tasks of the connection, never in a handler: a handler
-//! that awaited a permission answer would stop the connection reading it.
+//! settings), plus the editor's HTTP servers that passed [`screen_session_mcp`]. Once a session
+//! exists the editor is sent `available_commands_update`: its commands, skills and MCP prompts.
+//! Long work (loading a session, a turn) runs in tasks of the connection, never in a handler: a
+//! handler that awaited a permission answer would stop the connection reading it.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -11,20 +12,23 @@ use std::sync::{Arc, Mutex};
 
 use agent_client_protocol::schema::ProtocolVersion;
 use agent_client_protocol::v1::schema::{
-    AgentCapabilities, CancelNotification, ContentBlock, ContentChunk, Implementation,
-    InitializeRequest, InitializeResponse, McpCapabilities, NewSessionRequest, NewSessionResponse,
-    Notice, NoticeSeverity, PromptRequest, PromptResponse, SessionId, SessionNotification,
-    SessionUpdate, StopReason,
+    AgentCapabilities, AvailableCommand, AvailableCommandInput, AvailableCommandsUpdate,
+    CancelNotification, ContentBlock, ContentChunk, Implementation, InitializeRequest,
+    InitializeResponse, McpCapabilities, NewSessionRequest, NewSessionResponse, Notice,
+    NoticeSeverity, PromptRequest, PromptResponse, SessionId, SessionNotification, SessionUpdate,
+    StopReason, UnstructuredCommandInput,
 };
 use agent_client_protocol::v1::{ConnectionTo, Responder};
 use agent_client_protocol::{Agent, Client, ConnectTo, Error};
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
+use crate::gate::sanitise_for_terminal;
 use crate::host::{Host, HostBuilder};
 use crate::mcp::{McpOptions, read_servers};
 use crate::sandbox::ComponentCache;
 use crate::settings::{ProjectPaths, Settings, find_project_root};
+use crate::skills::ExpandError;
 
 use super::session_mcp::{Rejection, screen_session_mcp};
 use super::turn::{SessionTools, TurnDriver};
@@ -249,7 +253,7 @@ impl State {
             .insert(
                 session_id.0.to_string(),
                 Arc::new(Session {
-                    host,
+                    host: host.clone(),
                     turn: Mutex::new(None),
                     calls: Arc::default(),
                 }),
@@ -266,6 +270,11 @@ impl State {
             return;
         }
         self.report(&connection, &session_id, &plan.rejected, &problems);
+        let commands = available_commands(&host).await;
+        let _ = connection.send_notification(SessionNotification::new(
+            session_id,
+            SessionUpdate::AvailableCommandsUpdate(AvailableCommandsUpdate::new(commands)),
+        ));
     }
 
     /// Tells the editor, once the session exists, which of its servers were not used and what
@@ -338,7 +347,15 @@ impl State {
             token.clone(),
             session.calls.clone(),
         );
-        let turn = self.config.driver.run_turn(&text, &tools);
+        let driver = &self.config.driver;
+        // `/name ARGS` of a command or skill: the driver gets its expansion, or does not run.
+        let turn = async {
+            match tools.expand(&text).await {
+                None => driver.run_turn(&text, &tools).await,
+                Some(Ok(expansion)) => driver.run_turn(&expansion.text, &tools).await,
+                Some(Err(error)) => tools.say(&not_expanded(&text, &error)),
+            }
+        };
         tokio::pin!(turn);
         tokio::select! {
             () = &mut turn => {}
@@ -375,6 +392,78 @@ impl State {
             token.cancel();
         }
     }
+}
+
+/// What the editor offers after `/`: the session's commands and skills (the user's and trusted
+/// project ones, by the name typed without `/`, the argument hint as the input hint), then the
+/// MCP prompts of its running servers (`mcp__server__prompt`, their arguments as `key=…`). Every
+/// text is one sanitised line: a server's description is its own, not earshot's.
+async fn available_commands(host: &Host) -> Vec<AvailableCommand> {
+    let mut commands: Vec<AvailableCommand> = host
+        .slash_commands()
+        .into_iter()
+        .map(|entry| {
+            let command = AvailableCommand::new(entry.name, entry.description);
+            match entry.argument_hint.filter(|hint| !hint.is_empty()) {
+                Some(hint) => command.input(AvailableCommandInput::Unstructured(
+                    UnstructuredCommandInput::new(hint),
+                )),
+                None => command,
+            }
+        })
+        .collect();
+    let (prompts, failures) = host.mcp_prompts(None).await;
+    for failure in failures {
+        tracing::debug!(%failure, "an MCP server's prompts were not listed");
+    }
+    for prompt in prompts {
+        let name = prompt.command.trim_start_matches('/').to_string();
+        let description = prompt
+            .description
+            .as_deref()
+            .or(prompt.title.as_deref())
+            .map(|text| sanitise_for_terminal(text, 1_024))
+            .unwrap_or_default();
+        let hint = prompt
+            .arguments
+            .iter()
+            .map(|argument| {
+                let pair = format!("{}=…", sanitise_for_terminal(&argument.name, 80));
+                if argument.required {
+                    pair
+                } else {
+                    format!("[{pair}]")
+                }
+            })
+            .collect::<Vec<_>>()
+            .join(" ");
+        let command = AvailableCommand::new(name, description);
+        commands.push(if hint.is_empty() {
+            command
+        } else {
+            command.input(AvailableCommandInput::Unstructured(
+                UnstructuredCommandInput::new(hint),
+            ))
+        });
+    }
+    commands
+}
+
+/// The one line the editor is told when `/name` in `text` was not expanded (the turn does not
+/// run).
+fn not_expanded(text: &str, error: &ExpandError) -> String {
+    let name = text
+        .trim_start()
+        .split(char::is_whitespace)
+        .next()
+        .unwrap_or_default();
+    let line = error.to_string();
+    // Most errors start by naming the command already.
+    let reason = line
+        .strip_prefix(name)
+        .and_then(|rest| rest.strip_prefix(": "))
+        .unwrap_or(&line);
+    sanitise_for_terminal(&format!("{name} was not expanded: {reason}"), 2_000)
 }
 
 /// An agent message.

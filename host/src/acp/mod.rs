@@ -6,7 +6,8 @@
 //! the editor's own server definitions are screened (stdio never spawned).
 //!
 //! * `agent` — [`AcpAgent`]: initialize, sessions (one [`Host`](crate::Host) per session cwd),
-//!   prompts, cancel.
+//!   the commands offered after `/`, prompts (a `/name` of a command or skill expanded through
+//!   the gate first), cancel.
 //! * `prompter` — [`AcpPrompter`]: an ask as three freshly-named options; anything else denies.
 //! * `session_mcp` — [`screen_session_mcp`]: which of the editor's MCP servers may join.
 //! * `turn` — [`TurnDriver`] (the model loop) and [`SessionTools`] (calls with notifications).

@@ -1,10 +1,11 @@
 //! One prompt turn: the embedder's model loop ([`TurnDriver`]) and the handle it calls tools
 //! through ([`SessionTools`]), which tells the editor about every call (`tool_call`, then
 //! `tool_call_update`s) and asks it through [`AcpPrompter`] — always via [`Host::call`], so the
-//! gate decides first.
+//! gate decides first. A prompt naming a command or skill (`/name ARGS`) is expanded first
+//! ([`Host::expand_prompt`]), its `@path` and `` !`cmd` `` asks going to the editor the same way.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use agent_client_protocol::Client;
 use agent_client_protocol::v1::ConnectionTo;
@@ -15,10 +16,13 @@ use agent_client_protocol::v1::schema::{
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
-use crate::gate::{Effect, ToolRequest};
+use crate::gate::{
+    Effect, PermissionPrompt, PromptAnswer, Prompter, ToolRequest, sanitise_for_terminal,
+};
 use crate::host::Host;
 use crate::names::SourceKind;
 use crate::runner::{BoxFuture, CallError, ToolOutput};
+use crate::skills::{ExpandError, Expansion};
 
 use super::prompter::AcpPrompter;
 
@@ -162,6 +166,45 @@ impl SessionTools {
         }
     }
 
+    /// When `text` starts with `/name` of a command or skill, its expansion through the gate
+    /// ([`Host::expand_prompt`]); `None` when it names none. Each `@path` or `` !`cmd` `` the
+    /// rules leave to ask is asked of the editor (a deny stays a deny); the first ask shows the
+    /// expansion to the editor as a tool call, which then ends `completed` or `failed`.
+    pub(super) async fn expand(&self, text: &str) -> Option<Result<Expansion, ExpandError>> {
+        let number = self.calls.fetch_add(1, Ordering::SeqCst) + 1;
+        let id = ToolCallId::new(format!("earshot-expand-{number}"));
+        let name = text
+            .trim_start()
+            .split(char::is_whitespace)
+            .next()
+            .unwrap_or_default();
+        let asks = ExpansionAsks {
+            tools: self,
+            id: id.clone(),
+            title: format!("expand {}", sanitise_for_terminal(name, 200)),
+            editor: AcpPrompter::new(
+                self.connection.clone(),
+                self.session.clone(),
+                id.clone(),
+                self.cancelled.clone(),
+            )
+            .announcing_start(),
+            announced: AtomicBool::new(false),
+        };
+        let expanded = self.host.expand_prompt(text, &asks).await;
+        if asks.announced.load(Ordering::SeqCst) {
+            match &expanded {
+                Some(Ok(_)) => self.update(
+                    &id,
+                    ToolCallUpdateFields::new().status(ToolCallStatus::Completed),
+                ),
+                Some(Err(error)) => self.update(&id, failed_fields(&error.to_string())),
+                None => {}
+            }
+        }
+        expanded
+    }
+
     /// How the editor should draw the call, and when it will start (only to order the
     /// notifications: [`Host::call`] decides again, and its decision is the one that counts).
     fn kind_and_start(&self, name: &str) -> (ToolKind, Start) {
@@ -187,6 +230,35 @@ impl SessionTools {
             Effect::Allow => Start::Now,
         };
         (kind, start)
+    }
+}
+
+/// The editor as the prompter of one expansion: the first ask announces the expansion as a
+/// tool call (a permission request belongs to one), then every ask goes to [`AcpPrompter`].
+struct ExpansionAsks<'a> {
+    tools: &'a SessionTools,
+    id: ToolCallId,
+    title: String,
+    editor: AcpPrompter,
+    announced: AtomicBool,
+}
+
+impl Prompter for ExpansionAsks<'_> {
+    fn ask<'a>(&'a self, prompt: &'a PermissionPrompt) -> BoxFuture<'a, PromptAnswer> {
+        Box::pin(async move {
+            if !self.announced.swap(true, Ordering::SeqCst) {
+                self.tools.notify(SessionUpdate::ToolCall(
+                    ToolCall::new(self.id.clone(), self.title.clone())
+                        .kind(ToolKind::Other)
+                        .status(ToolCallStatus::Pending),
+                ));
+            }
+            self.editor.ask(prompt).await
+        })
+    }
+
+    fn shows_prompt_text(&self) -> bool {
+        self.editor.shows_prompt_text()
     }
 }
 

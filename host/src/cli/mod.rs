@@ -11,6 +11,7 @@ mod mcp_resources;
 mod output;
 mod permissions;
 mod progress;
+mod skills;
 mod tools;
 
 use std::path::PathBuf;
@@ -84,6 +85,12 @@ enum Command {
     /// Hooks: list them, trust a project hook, fire an event by hand.
     #[command(subcommand)]
     Hooks(hooks::HooksCommand),
+    /// Skills (folders with SKILL.md): list, show, trust.
+    #[command(subcommand)]
+    Skills(skills::SkillsCommand),
+    /// Slash commands (Markdown files): list, show, expand, trust.
+    #[command(subcommand)]
+    Commands(skills::CommandsCommand),
     /// Serve as an ACP agent on stdin/stdout for an editor (Zed): each session's cwd is its
     /// project; the editor answers permission asks but cannot turn a deny into an allow.
     Acp,
@@ -124,6 +131,8 @@ pub async fn run() -> ExitCode {
         Command::Permissions(command) => permissions::run(&context, command),
         Command::Tools(command) => tools::run(context, command).await,
         Command::Hooks(command) => hooks::run(&context, command).await,
+        Command::Skills(command) => skills::run_skills(&context, command),
+        Command::Commands(command) => skills::run_commands(&context, command).await,
         Command::Acp => acp::run().await,
     };
     match result {

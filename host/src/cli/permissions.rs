@@ -4,8 +4,8 @@ use clap::Subcommand;
 use serde_json::json;
 
 use crate::gate::{
-    DecidedBy, Effect, OTHER_TOOL, ToolRequest, parse_rule, sanitise_for_terminal, source_names,
-    unmatchable_rules,
+    Action, DecidedBy, Effect, OTHER_TOOL, ToolRequest, compile_action_rule, parse_rule,
+    sanitise_for_terminal, source_names, unmatchable_rules,
 };
 use crate::mcp::read_servers;
 use crate::names::{SourceKind, ToolId};
@@ -17,9 +17,11 @@ use super::{CommandResult, Context, Failure, exit, output};
 #[derive(Debug, Subcommand)]
 pub(crate) enum PermissionsCommand {
     /// Which rule decides a tool, and from which file. NAME is `server__tool` or a rule such as
-    /// `Mcp(server__tool)`.
+    /// `Mcp(server__tool)`; or one of the host's own actions: `Bash(git diff HEAD)`,
+    /// `Read(src/lib.rs)`, `Skill(deploy)`.
     Check {
-        /// The tool, as `source__tool` or `Kind(source__tool)`.
+        /// The tool, as `source__tool` or `Kind(source__tool)`; or `Bash(command)`, `Read(path)`,
+        /// `Skill(name)`.
         name: String,
         /// Treat the tool as declaring itself read-only (honoured for extensions and plugins only).
         #[arg(long)]
@@ -34,7 +36,8 @@ pub(crate) enum PermissionsCommand {
         #[arg(long)]
         json: bool,
     },
-    /// Allow a rule without asking, e.g. `earshot permissions allow 'Mcp(github__*)'`. In the
+    /// Allow a rule without asking, e.g. `earshot permissions allow 'Mcp(github__*)'` or
+    /// `earshot permissions allow 'Bash(git diff:*)'`. In the
     /// local file the rule is signed for you and this project; an allow rule there that earshot
     /// did not write grants nothing.
     Allow(RuleArgs),
@@ -47,7 +50,8 @@ pub(crate) enum PermissionsCommand {
 /// A rule and the file to write it to.
 #[derive(Debug, clap::Args)]
 pub(crate) struct RuleArgs {
-    /// The rule: `Mcp(glob)`, `Extension(glob)` or `Plugin(glob)` over namespaced tool names.
+    /// The rule: `Mcp(glob)`, `Extension(glob)` or `Plugin(glob)` over namespaced tool names, or
+    /// `Bash(…)`, `Read(…)`, `Skill(…)` for a slash command's lines and includes and for skills.
     rule: String,
     /// local: .earshot/settings.local.json (this project); user: your settings.json (every project).
     #[arg(short, long, value_enum, default_value = "local")]
@@ -79,17 +83,23 @@ pub(crate) fn run(context: &Context, command: PermissionsCommand) -> CommandResu
 
 fn add_rule(context: &Context, effect: Effect, args: RuleArgs) -> CommandResult {
     let shown = sanitise_for_terminal(&args.rule, 200);
-    match parse_rule(&args.rule) {
-        Ok(_) => {}
-        Err(reason) if reason == OTHER_TOOL => {
-            return Err(Failure::new(format!(
-                "\"{shown}\" is a rule of another earshot tool; this command writes Mcp(…), Extension(…) and Plugin(…) rules"
-            ))
-            .code(exit::USAGE));
-        }
-        Err(reason) => {
+    match compile_action_rule(&args.rule).map(|compiled| compiled.map(|_| ())) {
+        Some(Ok(())) => {}
+        Some(Err(reason)) => {
             return Err(Failure::new(format!("\"{shown}\": {reason}")).code(exit::USAGE));
         }
+        None => match parse_rule(&args.rule) {
+            Ok(_) => {}
+            Err(reason) if reason == OTHER_TOOL => {
+                return Err(Failure::new(format!(
+                    "\"{shown}\" is a rule of another earshot tool; this command writes Mcp(…), Extension(…), Plugin(…), Bash(…), Read(…) and Skill(…) rules"
+                ))
+                .code(exit::USAGE));
+            }
+            Err(reason) => {
+                return Err(Failure::new(format!("\"{shown}\": {reason}")).code(exit::USAGE));
+            }
+        },
     }
     let file = match args.scope {
         RuleScope::Local => RuleFile::Local,
@@ -106,6 +116,9 @@ fn add_rule(context: &Context, effect: Effect, args: RuleArgs) -> CommandResult 
 }
 
 fn check(context: &Context, name: &str, read_only: bool, as_json: bool) -> CommandResult {
+    if let Some(action) = Action::parse(name) {
+        return check_action(context, &action, as_json);
+    }
     let tool = resolve_tool(context, name)?;
     let gate = context.gate();
     let decision = gate.decide(&ToolRequest {
@@ -146,6 +159,43 @@ fn check(context: &Context, name: &str, read_only: bool, as_json: bool) -> Comma
             "(a tool that declares itself read-only runs without asking; add --read-only to check that case)"
         );
     }
+    if let Some(why) = gate.rules().suspension() {
+        output::warning_line(&format!("allow rules are {why}"));
+    }
+    Ok(exit::OK)
+}
+
+/// `permissions check` for one of the host's own actions (`Bash(git diff HEAD)`).
+fn check_action(context: &Context, action: &Action<'_>, as_json: bool) -> CommandResult {
+    let gate = context.gate();
+    let decision = gate.decide_action(action);
+    if as_json {
+        output::json(&json!({
+            "action": action.keyword(),
+            "target": action.target(),
+            "rule_name": decision.rule_name,
+            "decision": decision.effect,
+            "decided_by": decision.decided_by,
+        }));
+        return Ok(exit::OK);
+    }
+    let why = match &decision.decided_by {
+        DecidedBy::Rule { rule, layer, file } => format!(
+            "by \"{}\" in {} ({} settings)",
+            sanitise_for_terminal(rule, 200),
+            sanitise_for_terminal(&file.display().to_string(), 500),
+            layer.as_str()
+        ),
+        DecidedBy::ReadOnly => {
+            "by default: no rule matches, and reading inside the project or loading a skill is allowed".to_string()
+        }
+        DecidedBy::Default => "by default: no rule matches".to_string(),
+    };
+    println!(
+        "{}: {} {why}",
+        sanitise_for_terminal(&decision.rule_name, 1000),
+        decision.effect.key()
+    );
     if let Some(why) = gate.rules().suspension() {
         output::warning_line(&format!("allow rules are {why}"));
     }

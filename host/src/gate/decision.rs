@@ -8,6 +8,7 @@ use crate::names::{SourceKind, ToolId};
 use crate::settings::{Layer, Settings};
 use crate::trust::{RuleFile, write_rule};
 
+use super::actions::Action;
 use super::display::sanitise_for_terminal;
 use super::prompter::{PromptAnswer, Prompter};
 use super::rules::{Effect, Rule, RuleSet};
@@ -44,7 +45,9 @@ pub enum DecidedBy {
         /// Its file.
         file: PathBuf,
     },
-    /// The tool is read-only and its source's claim is honoured.
+    /// The tool is read-only and its source's claim is honoured; or, for the host's own action,
+    /// no rule matched and the action only reads (a slash command's `@file` inside the project,
+    /// a skill's text), so the default is to allow.
     ReadOnly,
     /// No rule matched: the default is to ask.
     Default,
@@ -69,6 +72,7 @@ pub struct PermissionPrompt {
     title: String,
     detail: String,
     local_settings: Option<PathBuf>,
+    rule_is_exact: bool,
 }
 
 impl PermissionPrompt {
@@ -92,6 +96,13 @@ impl PermissionPrompt {
     pub fn local_settings(&self) -> Option<&std::path::Path> {
         self.local_settings.as_deref()
     }
+    /// Whether [`PermissionPrompt::rule_name`] names exactly this call. It does not for a shell
+    /// command holding `*` (the rule would be a wildcard) or a control character (it would be
+    /// malformed): then "always" allows this call once, records nothing, and should not be
+    /// offered.
+    pub fn rule_is_exact(&self) -> bool {
+        self.rule_is_exact
+    }
 }
 
 /// The final word on a call.
@@ -108,10 +119,25 @@ pub enum Outcome {
 enum Why<'a> {
     /// A rule in a settings file.
     Rule(&'a Rule),
-    /// The tool is read-only and its source's claim is honoured.
+    /// The tool is read-only and its source's claim is honoured, or the host's own action only
+    /// reads.
     ReadOnly,
     /// No rule matched: the default is to ask.
     Default,
+}
+
+impl Why<'_> {
+    fn decided_by(self) -> DecidedBy {
+        match self {
+            Why::Rule(rule) => DecidedBy::Rule {
+                rule: rule.text.clone(),
+                layer: rule.origin.layer,
+                file: rule.origin.path.clone(),
+            },
+            Why::ReadOnly => DecidedBy::ReadOnly,
+            Why::Default => DecidedBy::Default,
+        }
+    }
 }
 
 /// The permission gate over one set of rules.
@@ -166,16 +192,116 @@ impl Gate {
         let (effect, why) = self.verdict(request);
         Decision {
             effect,
-            decided_by: match why {
-                Why::Rule(rule) => DecidedBy::Rule {
-                    rule: rule.text.clone(),
-                    layer: rule.origin.layer,
-                    file: rule.origin.path.clone(),
-                },
-                Why::ReadOnly => DecidedBy::ReadOnly,
-                Why::Default => DecidedBy::Default,
-            },
+            decided_by: why.decided_by(),
             rule_name: request.tool.rule(),
+        }
+    }
+
+    /// Decides one of the host's own actions without prompting: deny beats allow beats ask, under
+    /// `Bash(…)`, `Read(…)` and `Skill(…)` rules (see [`Action`] for their matching); with no
+    /// rule matching, a command asks and a read or a skill is allowed.
+    pub fn decide_action(&self, action: &Action<'_>) -> Decision {
+        let (effect, why) = self.action_verdict(action);
+        Decision {
+            effect,
+            decided_by: why.decided_by(),
+            rule_name: action.rule(),
+        }
+    }
+
+    fn action_verdict(&self, action: &Action<'_>) -> (Effect, Why<'_>) {
+        if let Some(matched) = self.rules.deciding_action_rule(action) {
+            return (matched.rule.effect, Why::Rule(matched.rule));
+        }
+        match action.default_effect() {
+            Effect::Ask => (Effect::Ask, Why::Default),
+            effect => (effect, Why::ReadOnly),
+        }
+    }
+
+    /// Decides one of the host's own actions (a slash command's `` !`cmd` `` or `@path`, the
+    /// model loading a skill), asking `prompter` only if the decision is `Ask`, with `title` and
+    /// `detail` (sanitised) in the prompt. The default when no rule matches: a command
+    /// ([`Action::Bash`]) asks; a read ([`Action::Read`], inside the project, named by a command
+    /// the user trusts, as Claude Code's reads are) and a skill ([`Action::Skill`], which only
+    /// adds text) are allowed. An "always for this project" answer writes the action's exact rule
+    /// to `.earshot/settings.local.json`, signed, when it has one ([`Action::exact_rule`]);
+    /// otherwise (a command holding `*`) it allows this call only.
+    pub async fn authorize_action(
+        &self,
+        action: &Action<'_>,
+        title: &str,
+        detail: &str,
+        prompter: &dyn Prompter,
+    ) -> Outcome {
+        let (effect, why) = self.action_verdict(action);
+        match effect {
+            Effect::Allow => Outcome::Allowed,
+            Effect::Deny => Outcome::Denied(match why {
+                Why::Rule(rule) => format!(
+                    "{} is denied by the rule \"{}\" in {}",
+                    sanitise_for_terminal(&action.rule(), DETAIL_CAP),
+                    rule.text,
+                    rule.origin.path.display()
+                ),
+                Why::ReadOnly | Why::Default => format!(
+                    "{} is denied",
+                    sanitise_for_terminal(&action.rule(), DETAIL_CAP)
+                ),
+            }),
+            Effect::Ask => {
+                let exact = action.exact_rule().is_some();
+                let rule_name = action.rule();
+                if exact && self.answered_always(&rule_name) {
+                    return Outcome::Allowed;
+                }
+                let (title, detail) = if prompter.shows_prompt_text() {
+                    (title, detail)
+                } else {
+                    ("", "")
+                };
+                let prompt = PermissionPrompt {
+                    rule_name,
+                    target: action.target().to_string(),
+                    title: sanitise_for_terminal(title, TITLE_CAP),
+                    detail: sanitise_for_terminal(detail, DETAIL_CAP),
+                    local_settings: if exact { self.local_settings() } else { None },
+                    rule_is_exact: exact,
+                };
+                self.ask(prompt, prompter).await
+            }
+        }
+    }
+
+    /// Whether `rule_name` was answered "always" in this session.
+    fn answered_always(&self, rule_name: &str) -> bool {
+        self.answered_always
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .contains(rule_name)
+    }
+
+    /// Asks `prompter`; an "always for this project" answer to a prompt whose rule is exact is
+    /// remembered for the session and written, signed, to the project's local file.
+    async fn ask(&self, prompt: PermissionPrompt, prompter: &dyn Prompter) -> Outcome {
+        match prompter.ask(&prompt).await {
+            PromptAnswer::AllowOnce => Outcome::Allowed,
+            PromptAnswer::AllowAlwaysForProject if !prompt.rule_is_exact => Outcome::Allowed,
+            PromptAnswer::AllowAlwaysForProject => {
+                let rule_name = prompt.rule_name;
+                self.answered_always
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .insert(rule_name.clone());
+                if let Some(settings) = &self.always
+                    && let Err(error) =
+                        write_rule(settings, Effect::Allow.key(), &rule_name, RuleFile::Local)
+                {
+                    tracing::warn!(%error, "could not record the allow rule; allowing this call only");
+                }
+                Outcome::Allowed
+            }
+            PromptAnswer::Deny(reason) => Outcome::Denied(reason),
         }
     }
 
@@ -199,14 +325,8 @@ impl Gate {
     /// it decides nothing.
     pub fn effect_now(&self, request: &ToolRequest<'_>) -> Effect {
         let decision = self.decide(request);
-        let answered_always = || {
-            self.answered_always
-                .lock()
-                .unwrap_or_else(|p| p.into_inner())
-                .contains(&decision.rule_name)
-        };
         match decision.effect {
-            Effect::Ask if answered_always() => Effect::Allow,
+            Effect::Ask if self.answered_always(&decision.rule_name) => Effect::Allow,
             effect => effect,
         }
     }
@@ -255,6 +375,7 @@ impl Gate {
             title: String::new(),
             detail: sanitise_for_terminal(detail, DETAIL_CAP),
             local_settings: None,
+            rule_is_exact: true,
         };
         match prompter.ask(&prompt).await {
             PromptAnswer::AllowOnce | PromptAnswer::AllowAlwaysForProject => Outcome::Allowed,
@@ -293,13 +414,7 @@ impl Gate {
             }),
             Effect::Ask => {
                 let rule_name = request.tool.rule();
-                if !raised
-                    && self
-                        .answered_always
-                        .lock()
-                        .unwrap_or_else(|p| p.into_inner())
-                        .contains(&rule_name)
-                {
+                if !raised && self.answered_always(&rule_name) {
                     return Outcome::Allowed;
                 }
                 let (title, detail) = if prompter.shows_prompt_text() {
@@ -308,33 +423,14 @@ impl Gate {
                     (String::new(), String::new())
                 };
                 let prompt = PermissionPrompt {
-                    rule_name: rule_name.clone(),
+                    rule_name,
                     target: request.tool.namespaced(),
                     title: sanitise_for_terminal(&title, TITLE_CAP),
                     detail: sanitise_for_terminal(&detail, DETAIL_CAP),
                     local_settings: self.local_settings(),
+                    rule_is_exact: true,
                 };
-                match prompter.ask(&prompt).await {
-                    PromptAnswer::AllowOnce => Outcome::Allowed,
-                    PromptAnswer::AllowAlwaysForProject => {
-                        self.answered_always
-                            .lock()
-                            .unwrap_or_else(|p| p.into_inner())
-                            .insert(rule_name.clone());
-                        if let Some(settings) = &self.always
-                            && let Err(error) = write_rule(
-                                settings,
-                                Effect::Allow.key(),
-                                &rule_name,
-                                RuleFile::Local,
-                            )
-                        {
-                            tracing::warn!(%error, "could not record the allow rule; allowing this call only");
-                        }
-                        Outcome::Allowed
-                    }
-                    PromptAnswer::Deny(reason) => Outcome::Denied(reason),
-                }
+                self.ask(prompt, prompter).await
             }
         }
     }

@@ -7,16 +7,24 @@
 //! identity; a tool supplies only the prompt's title and detail. An `Ask` goes to a
 //! [`Prompter`], which can answer only that ask; a deny never reaches it.
 //!
+//! The host's own actions (a slash command's `` !`cmd` `` and `@path`, the model's `skill` tool)
+//! are decided here too, as [`Action`]s under `Bash(…)`, `Read(…)` and `Skill(…)` rules with
+//! Claude Code's matching, in the same rule lists and layers ([`Gate::authorize_action`]).
+//!
 //! Hooks ([`crate::hooks`]) are one more input here that can only narrow: a hook's ask raises an
 //! allow to an ask ([`Gate::authorize_raised`]), a hook's block never reaches the gate at all,
 //! and nothing a hook says can turn an ask or a deny into an allow.
 
+mod actions;
 mod decision;
 mod display;
 mod prompter;
 mod reach;
 mod rules;
+mod shell;
 
+pub(crate) use actions::compile_action_rule;
+pub use actions::{ACTION_KEYWORDS, Action};
 pub use decision::{DecidedBy, Decision, Gate, Outcome, PermissionPrompt, ToolRequest};
 pub use display::{sanitise_escaping_breaks, sanitise_for_terminal, strip_for_terminal};
 pub(crate) use prompter::deny_naming_the_rule;

@@ -7,6 +7,10 @@ use std::sync::{Arc, Mutex};
 use crate::runner::BoxFuture;
 
 use super::decision::PermissionPrompt;
+use super::display::sanitise_for_terminal;
+
+/// The most characters of a prompt's target or rule shown (a shell command can be long).
+const SHOWN_CAP: usize = 1_000;
 
 /// An answer to a permission prompt.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -39,16 +43,22 @@ pub trait Prompter: Send + Sync {
 }
 
 /// A deny for an ask no one can answer (`why`), with the one command that allows the call: the
-/// local file when there is a project, else the user's settings.
+/// local file when there is a project, else the user's settings. When no rule names exactly this
+/// call (a shell command holding `*`), none is suggested: it would allow more than this call.
 pub(crate) fn deny_naming_the_rule(prompt: &PermissionPrompt, why: &str) -> PromptAnswer {
+    let target = sanitise_for_terminal(prompt.target(), SHOWN_CAP);
+    if !prompt.rule_is_exact() {
+        return PromptAnswer::Deny(format!(
+            "{target} needs approval and {why}; no rule names exactly this call (a rule for it would match more), so it can only be approved at a prompt"
+        ));
+    }
     let scope = if prompt.local_settings().is_some() {
         ""
     } else {
         " -s user"
     };
     PromptAnswer::Deny(format!(
-        "{} needs approval and {why}; to allow it, run `earshot permissions allow {}{scope}`",
-        prompt.target(),
+        "{target} needs approval and {why}; to allow it, run `earshot permissions allow {}{scope}`",
         super::rules::shell_word(prompt.rule_name())
     ))
 }
@@ -121,7 +131,7 @@ impl Prompter for TerminalPrompter {
         let io = self.io.clone();
         let prompt = prompt.clone();
         Box::pin(async move {
-            let target = prompt.target().to_string();
+            let target = sanitise_for_terminal(prompt.target(), SHOWN_CAP);
             tokio::task::spawn_blocking(move || ask_on_terminal(&io, &prompt))
                 .await
                 .unwrap_or_else(|_| {
@@ -135,27 +145,32 @@ impl Prompter for TerminalPrompter {
 fn ask_on_terminal(io: &TerminalIo, prompt: &PermissionPrompt) -> PromptAnswer {
     let mut io = io.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
     let (input, output) = &mut *io;
-    let _ = writeln!(output, "earshot wants to run {}", prompt.target());
+    let target = sanitise_for_terminal(prompt.target(), SHOWN_CAP);
+    let _ = writeln!(output, "earshot wants to run {target}");
     if !prompt.title().is_empty() {
         let _ = writeln!(output, "  {}", prompt.title());
     }
     if !prompt.detail().is_empty() {
         let _ = writeln!(output, "  {}", prompt.detail());
     }
-    let _ = writeln!(output, "  rule: {}", prompt.rule_name());
-    loop {
-        let _ = write!(
+    let rule = sanitise_for_terminal(prompt.rule_name(), SHOWN_CAP);
+    let choices = if prompt.rule_is_exact() {
+        let _ = writeln!(output, "  rule: {rule}");
+        "Allow? [o]nce / [a]lways for this project / [d]eny: "
+    } else {
+        let _ = writeln!(
             output,
-            "Allow? [o]nce / [a]lways for this project / [d]eny: "
+            "  rule: none names exactly this call ({rule} would match more), so it is asked each time"
         );
+        "Allow? [o]nce / [d]eny: "
+    };
+    loop {
+        let _ = write!(output, "{choices}");
         let _ = output.flush();
         let mut line = String::new();
         match input.read_line(&mut line) {
             Ok(0) | Err(_) => {
-                return PromptAnswer::Deny(format!(
-                    "{} was not approved (no answer)",
-                    prompt.target()
-                ));
+                return PromptAnswer::Deny(format!("{target} was not approved (no answer)"));
             }
             Ok(_) => {}
         }
@@ -163,7 +178,7 @@ fn ask_on_terminal(io: &TerminalIo, prompt: &PermissionPrompt) -> PromptAnswer {
             "o" | "once" | "y" | "yes" => return PromptAnswer::AllowOnce,
             "a" | "always" => return PromptAnswer::AllowAlwaysForProject,
             "d" | "deny" | "n" | "no" => {
-                return PromptAnswer::Deny(format!("{} was denied at the prompt", prompt.target()));
+                return PromptAnswer::Deny(format!("{target} was denied at the prompt"));
             }
             _ => {
                 let _ = writeln!(output, "Please answer o, a or d.");

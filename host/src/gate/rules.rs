@@ -1,5 +1,6 @@
 //! Permission rules: `Mcp(glob)`, `Extension(glob)`, `Plugin(glob)` under `permissions.allow`,
-//! `permissions.deny` and `permissions.ask`, read from every settings layer.
+//! `permissions.deny` and `permissions.ask`, read from every settings layer; and `Bash(…)`,
+//! `Read(…)`, `Skill(…)` for what the host itself does (see [`super::actions`]).
 
 use std::path::PathBuf;
 
@@ -9,6 +10,11 @@ use serde_json::Value;
 use crate::names::SourceKind;
 use crate::settings::{Layer, Settings};
 use crate::trust::{allow_rule_signed, user_key};
+
+use super::actions::{
+    Action, ActionPattern, BashPattern, compile_action_rule, narrowing_candidates,
+};
+use super::shell;
 
 /// What a rule does when it matches.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
@@ -63,6 +69,8 @@ pub struct RuleSet {
     rules: Vec<Rule>,
     /// For each effect and kind, the set of globs in force and the rule index of each.
     matchers: Vec<Matcher>,
+    /// The `Bash(…)`, `Read(…)` and `Skill(…)` rules in force, in the order read.
+    actions: Vec<ActionMatcher>,
     /// Set when a deny or ask rule is malformed: allow rules are suspended, because a rule we
     /// cannot read might have denied what an allow rule would let through.
     allow_suspended_by: Option<usize>,
@@ -77,6 +85,14 @@ struct Matcher {
     kind: SourceKind,
     globs: GlobSet,
     rule_indices: Vec<usize>,
+}
+
+/// One `Bash(…)`, `Read(…)` or `Skill(…)` rule in force, compiled.
+#[derive(Debug, Clone)]
+struct ActionMatcher {
+    effect: Effect,
+    rule_index: usize,
+    pattern: ActionPattern,
 }
 
 /// A rule that matched, for the decision's explanation.
@@ -148,8 +164,20 @@ impl RuleSet {
                 builders.push((effect, kind, GlobSetBuilder::new(), Vec::new()));
             }
         }
+        let mut actions = Vec::new();
         for (index, rule) in rules.iter_mut().enumerate() {
             if rule.not_in_force.is_some() {
+                continue;
+            }
+            if let Some(compiled) = compile_action_rule(&rule.text) {
+                match compiled {
+                    Ok(pattern) => actions.push(ActionMatcher {
+                        effect: rule.effect,
+                        rule_index: index,
+                        pattern,
+                    }),
+                    Err(why) => rule.not_in_force = Some(format!("malformed: {why}")),
+                }
                 continue;
             }
             let Some((kind, pattern)) = parse_rule(&rule.text).ok() else {
@@ -189,6 +217,7 @@ impl RuleSet {
         let mut set = RuleSet {
             rules,
             matchers,
+            actions,
             allow_suspended_by,
             suspension: None,
         };
@@ -232,6 +261,56 @@ impl RuleSet {
             .find_map(|effect| self.first_match_of(effect, kind, &candidate, &mut hits))
     }
 
+    /// The rule that decides `action`, in the same order as [`RuleSet::deciding_rule`]: the first
+    /// deny rule that matches, else an allow rule, else the first ask rule; `None` when no rule in
+    /// force matches. For a command line a deny or ask rule matches when it matches the line or
+    /// any command in it, and allow rules apply only when they cover every command of a plain
+    /// line (see [`super::actions`]); the allow rule named is the one covering its first command.
+    pub(crate) fn deciding_action_rule(&self, action: &Action<'_>) -> Option<Matched<'_>> {
+        let keyword = action.keyword();
+        let of = |effect: Effect| {
+            self.actions
+                .iter()
+                .filter(move |m| m.effect == effect && m.pattern.keyword() == keyword)
+        };
+        let allow_applies = self.suspension.is_none();
+        let found = match action {
+            Action::Bash(command) => {
+                let split = shell::split(command);
+                let candidates = narrowing_candidates(command, &split);
+                let narrows = |m: &&ActionMatcher| {
+                    bash_pattern(m).is_some_and(|pattern| {
+                        candidates
+                            .iter()
+                            .any(|candidate| pattern.matches(candidate))
+                    })
+                };
+                of(Effect::Deny)
+                    .find(narrows)
+                    .or_else(|| {
+                        allow_applies
+                            .then(|| allowing_rule(command, &split, of(Effect::Allow)))
+                            .flatten()
+                    })
+                    .or_else(|| of(Effect::Ask).find(narrows))
+            }
+            Action::Read(_) | Action::Skill(_) => {
+                let matches = |m: &&ActionMatcher| m.pattern.matches(action);
+                of(Effect::Deny)
+                    .find(matches)
+                    .or_else(|| {
+                        allow_applies
+                            .then(|| of(Effect::Allow).find(matches))
+                            .flatten()
+                    })
+                    .or_else(|| of(Effect::Ask).find(matches))
+            }
+        };
+        found.map(|m| Matched {
+            rule: &self.rules[m.rule_index],
+        })
+    }
+
     /// The first rule in force with `effect` that matches `candidate` of `kind`; `hits` is
     /// scratch space for the glob set's matches.
     fn first_match_of(
@@ -257,6 +336,45 @@ impl RuleSet {
     }
 }
 
+fn bash_pattern(matcher: &ActionMatcher) -> Option<&BashPattern> {
+    match &matcher.pattern {
+        ActionPattern::Bash(pattern) => Some(pattern),
+        _ => None,
+    }
+}
+
+/// The allow rule that lets `command` run, if one does: one that matches every command, or one
+/// without `*` naming the whole line; else, for a plain line only, every command of it must be
+/// matched by some allow rule, and the rule matching the first is named.
+fn allowing_rule<'a>(
+    command: &str,
+    split: &shell::Split,
+    allow: impl Iterator<Item = &'a ActionMatcher> + Clone,
+) -> Option<&'a ActionMatcher> {
+    let patterns = allow.filter_map(|m| Some((m, bash_pattern(m)?)));
+    let whole = shell::collapse_spaces(command);
+    if let Some((m, _)) = patterns.clone().find(|(_, pattern)| {
+        pattern.matches_everything() || (pattern.is_literal() && pattern.matches(&whole))
+    }) {
+        return Some(m);
+    }
+    if !split.plain {
+        return None;
+    }
+    let mut first = None;
+    for part in &split.parts {
+        let part = shell::without_keywords(part);
+        if part.is_empty() {
+            continue;
+        }
+        let (m, _) = patterns
+            .clone()
+            .find(|(_, pattern)| pattern.matches(part))?;
+        first.get_or_insert(m);
+    }
+    first
+}
+
 fn read_effect(permissions: &Value, effect: Effect, origin: &Origin, into: &mut Vec<Rule>) {
     let Some(list) = permissions.get(effect.key()) else {
         return;
@@ -279,25 +397,31 @@ fn read_effect(permissions: &Value, effect: Effect, origin: &Origin, into: &mut 
             .as_str()
             .map(str::to_string)
             .unwrap_or_else(|| entry.to_string());
-        let parsed = entry
-            .as_str()
-            .ok_or_else(|| "a rule must be a string".to_string())
-            .and_then(|text| parse_rule(text).map_err(str::to_string));
+        // `Some(kind)` for a plugin rule, `None` for a rule of the host's own actions.
+        let parsed = match entry.as_str() {
+            None => Err("a rule must be a string".to_string()),
+            Some(text) => match compile_action_rule(text) {
+                Some(compiled) => compiled.map(|_| None),
+                None => parse_rule(text)
+                    .map(|(kind, _)| Some(kind))
+                    .map_err(str::to_string),
+            },
+        };
         let (kind, not_in_force) = match parsed {
             Err(reason) if reason == OTHER_TOOL => (
                 None,
                 Some("not a plugin rule: left to earshot's other tools".to_string()),
             ),
             Err(reason) => (None, Some(format!("malformed: {reason}"))),
-            Ok((kind, _)) if effect == Effect::Allow && !origin.layer.owned_by_user() => (
-                Some(kind),
+            Ok(kind) if effect == Effect::Allow && !origin.layer.owned_by_user() => (
+                kind,
                 Some(format!(
                     "ignored: allow rules in the checked-in {} cannot grant permissions; to allow it yourself, run `earshot permissions allow {}`",
                     origin.path.display(),
                     shell_word(&text)
                 )),
             ),
-            Ok((kind, _)) => (Some(kind), None),
+            Ok(kind) => (kind, None),
         };
         into.push(Rule {
             text,
@@ -309,13 +433,15 @@ fn read_effect(permissions: &Value, effect: Effect, origin: &Origin, into: &mut 
     }
 }
 
-/// The reason [`parse_rule`] gives for a well-formed rule of another earshot tool (`Bash(ls)`,
-/// `Read(*.md)`): the settings file is shared with the rest of earshot, so such a rule is not
-/// malformed, just not this host's to enforce.
+/// The reason [`parse_rule`] gives for a well-formed rule of another earshot tool (`Edit(x)`,
+/// `Bash(ls)`): the settings file is shared with the rest of earshot, so such a rule is not
+/// malformed. `Bash(…)`, `Read(…)` and `Skill(…)` rules are also decided here, for the host's
+/// own actions ([`super::Action`]); the others are not this host's to enforce.
 pub const OTHER_TOOL: &str = "a rule for another earshot tool";
 
-/// The rule keywords of earshot's other tools. Only these are left alone; any other keyword is
-/// malformed, so a typo (`Mpc(…)`, `Extention(…)`) can never pass as someone else's rule.
+/// The rule keywords of earshot's other tools. Only these are left alone (or, for `Bash`, `Read`
+/// and `Skill`, decided for the host's own actions); any other keyword is malformed, so a typo
+/// (`Mpc(…)`, `Extention(…)`) can never pass as someone else's rule.
 pub const OTHER_TOOL_KEYWORDS: &[&str] = &[
     "Agent",
     "Bash",
@@ -342,7 +468,8 @@ const EXPECTED: &str = "expected Mcp(…), Extension(…) or Plugin(…)";
 ///
 /// # Errors
 /// A description of what is wrong with the rule, or [`OTHER_TOOL`] for a well-formed rule of
-/// another tool.
+/// another tool (including `Bash(…)`, `Read(…)` and `Skill(…)`, which are compiled apart, by
+/// the gate's actions).
 pub fn parse_rule(text: &str) -> Result<(SourceKind, &str), &'static str> {
     if text.chars().any(is_invisible_or_control) {
         return Err(
@@ -389,7 +516,7 @@ pub fn shell_word(text: &str) -> String {
 
 /// Control characters (escape sequences start with one), bidi overrides and zero-width
 /// formatting characters: nothing a rule needs, and each can disguise a rule on a terminal.
-fn is_invisible_or_control(c: char) -> bool {
+pub(super) fn is_invisible_or_control(c: char) -> bool {
     c.is_control()
         || earshot_terminal_text::is_bidi_override(c)
         || matches!(c, '\u{200b}'..='\u{200f}' | '\u{2060}'..='\u{2064}' | '\u{feff}')

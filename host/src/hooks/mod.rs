@@ -28,7 +28,7 @@ mod http;
 mod last_result;
 mod matcher;
 mod output;
-mod process;
+pub(crate) mod process;
 
 pub use admission::{
     HookTrustError, current_hook_digest, review_user_hooks, trust_hook, untrust_hook,

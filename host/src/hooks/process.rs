@@ -129,20 +129,59 @@ pub(crate) async fn run_command(
         }
         HookKind::Http { .. } => unreachable!("an http hook is not run as a process"),
     };
+    run_process(Spawn {
+        program: &program,
+        args: &args,
+        dir: &context.start_dir(definition),
+        env: minimal_environment(std::env::vars_os(), &context.hook_variables(definition)),
+        input,
+        timeout: definition.timeout,
+        output_cap: OUTPUT_CAP,
+    })
+    .await
+}
+
+/// One process to run as a hook runs: for [`run_process`].
+pub(crate) struct Spawn<'a> {
+    /// The program (looked up on the environment's `PATH` when it has no `/`).
+    pub program: &'a str,
+    /// Its arguments.
+    pub args: &'a [String],
+    /// Where it starts.
+    pub dir: &'a Path,
+    /// Its whole environment.
+    pub env: BTreeMap<std::ffi::OsString, std::ffi::OsString>,
+    /// What it reads on stdin.
+    pub input: Vec<u8>,
+    /// When its group is killed.
+    pub timeout: Duration,
+    /// The most bytes of stdout kept (past it the group is killed) and of stderr (its end).
+    pub output_cap: usize,
+}
+
+/// Runs `spawn` in a process group of its own without a terminal, its output capped, its group
+/// killed at its timeout or when it exits: a hook's process, or a slash command's shell line.
+pub(crate) async fn run_process(spawn: Spawn<'_>) -> Finished {
+    let Spawn {
+        program,
+        args,
+        dir,
+        env,
+        input,
+        timeout,
+        output_cap,
+    } = spawn;
     let not_started = |why: String| Finished {
         ended: Ended::NotStarted(why),
         stdout: Vec::new(),
         stderr: String::new(),
     };
-    let mut command = tokio::process::Command::new(&program);
+    let mut command = tokio::process::Command::new(program);
     command
-        .args(&args)
-        .current_dir(context.start_dir(definition))
+        .args(args)
+        .current_dir(dir)
         .env_clear()
-        .envs(minimal_environment(
-            std::env::vars_os(),
-            &context.hook_variables(definition),
-        ))
+        .envs(env)
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
@@ -185,7 +224,7 @@ pub(crate) async fn run_command(
         let overflowed = overflowed.clone();
         let group = group.0;
         tokio::spawn(async move {
-            read_head(stdout, || {
+            read_head(stdout, output_cap, || {
                 overflowed.store(true, Ordering::SeqCst);
                 Group(group).kill();
             })
@@ -195,8 +234,8 @@ pub(crate) async fn run_command(
     let stderr = child
         .stderr
         .take()
-        .map(|stderr| tokio::spawn(read_tail(stderr)));
-    let waited = tokio::time::timeout(definition.timeout, child.wait()).await;
+        .map(|stderr| tokio::spawn(read_tail(stderr, output_cap)));
+    let waited = tokio::time::timeout(timeout, child.wait()).await;
     // The leader is gone (or out of time): whatever it left in its group goes too.
     group.kill();
     let mut ended = match waited {
@@ -207,7 +246,7 @@ pub(crate) async fn run_command(
         Ok(Err(error)) => Ended::Crashed(format!("could not be waited for: {error}")),
         Err(_) => {
             let _ = child.wait().await;
-            Ended::TimedOut(definition.timeout)
+            Ended::TimedOut(timeout)
         }
     };
     let stdout = match stdout {
@@ -274,15 +313,21 @@ impl Group {
     }
 }
 
-/// Reads up to [`OUTPUT_CAP`] bytes; past that calls `overflow` once and stops reading.
-async fn read_head(mut pipe: impl AsyncRead + Unpin, overflow: impl FnOnce()) -> Vec<u8> {
+/// Reads up to `cap` bytes; past that calls `overflow` once and stops reading.
+async fn read_head(
+    mut pipe: impl AsyncRead + Unpin,
+    cap: usize,
+    overflow: impl FnOnce(),
+) -> Vec<u8> {
     let mut kept = Vec::new();
     let mut chunk = [0u8; 8 * 1024];
     loop {
         match pipe.read(&mut chunk).await {
             Ok(0) | Err(_) => return kept,
             Ok(read) => {
-                if kept.len() + read > OUTPUT_CAP {
+                if kept.len() + read > cap {
+                    let room = cap - kept.len();
+                    kept.extend_from_slice(&chunk[..room]);
                     overflow();
                     return kept;
                 }
@@ -292,8 +337,8 @@ async fn read_head(mut pipe: impl AsyncRead + Unpin, overflow: impl FnOnce()) ->
     }
 }
 
-/// Reads to the end, keeping the last [`OUTPUT_CAP`] bytes, as text.
-async fn read_tail(mut pipe: impl AsyncRead + Unpin) -> String {
+/// Reads to the end, keeping the last `cap` bytes, as text.
+async fn read_tail(mut pipe: impl AsyncRead + Unpin, cap: usize) -> String {
     let mut kept: Vec<u8> = Vec::new();
     let mut chunk = [0u8; 8 * 1024];
     loop {
@@ -301,14 +346,14 @@ async fn read_tail(mut pipe: impl AsyncRead + Unpin) -> String {
             Ok(0) | Err(_) => break,
             Ok(read) => {
                 kept.extend_from_slice(&chunk[..read]);
-                if kept.len() > 2 * OUTPUT_CAP {
-                    kept.drain(..kept.len() - OUTPUT_CAP);
+                if kept.len() > 2 * cap {
+                    kept.drain(..kept.len() - cap);
                 }
             }
         }
     }
-    if kept.len() > OUTPUT_CAP {
-        kept.drain(..kept.len() - OUTPUT_CAP);
+    if kept.len() > cap {
+        kept.drain(..kept.len() - cap);
     }
     String::from_utf8_lossy(&kept).into_owned()
 }

@@ -45,7 +45,7 @@ pub use admission::{
     digest_for_trust, digest_for_written, effective_entry, server_admission, start_dir,
     user_start_dir,
 };
-pub use child_env::{INHERITED_VARIABLES, minimal_environment};
+pub use child_env::{INHERITED_VARIABLES, is_inherited, minimal_environment};
 pub use config::{
     PROJECT_DIR_VARIABLE, ServerDefinition, ServerEntry, SessionServer, Transport, read_servers,
 };

@@ -1,7 +1,9 @@
 //! The MCP server side of a session: `tools/list` is exactly what a model is shown, `tools/call`
 //! goes through [`Host::call`] (the gate first) with the client as the prompter, and the client
 //! hears `notifications/tools/list_changed` when that list changes (a `tool_search` surfaced
-//! tools, or a server behind changed its own).
+//! tools, or a server behind changed its own). The session's commands and skills are its prompts:
+//! `prompts/list` is [`Host::slash_commands`], and `prompts/get` expands one through the gate
+//! ([`Host::expand_command`]) with the client as the prompter, as a call would.
 
 use std::borrow::Cow;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -9,9 +11,10 @@ use std::sync::{Arc, Weak};
 use std::time::Duration;
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
-    ListToolsResult, PaginatedRequestParams, ProtocolVersion, ServerCapabilities, ServerConfig,
-    Tool, ToolAnnotations,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, GetPromptRequestParams,
+    GetPromptResponse, GetPromptResult, Implementation, ListPromptsResult, ListToolsResult,
+    PaginatedRequestParams, Prompt, PromptArgument, PromptMessage, ProtocolVersion, Role,
+    ServerCapabilities, ServerConfig, Tool, ToolAnnotations,
 };
 #[allow(deprecated)]
 use rmcp::model::{LoggingLevel, LoggingMessageNotificationParam};
@@ -21,6 +24,7 @@ use serde_json::Value;
 
 use crate::host::{Host, ModelTool};
 use crate::names::SourceKind;
+use crate::skills::{ExpandError, SlashEntry};
 
 use super::elicit_forward::ForwardElicitor;
 use super::elicit_prompter::ElicitPrompter;
@@ -65,6 +69,35 @@ impl EarshotServer {
     }
 }
 
+/// The one argument every command and skill takes as a prompt: what would follow `/name`.
+const ARGUMENTS: &str = "arguments";
+
+/// One command or skill as an MCP prompt: its name without `/` (`git:commit`), its description,
+/// and one optional string argument, [`ARGUMENTS`], described by its argument hint.
+fn mcp_prompt(entry: SlashEntry) -> Prompt {
+    let hint = entry
+        .argument_hint
+        .filter(|hint| !hint.is_empty())
+        .unwrap_or_else(|| "what follows the command when it is typed".into());
+    let argument = PromptArgument::new(ARGUMENTS)
+        .with_description(hint)
+        .with_required(false);
+    let description = (!entry.description.is_empty()).then_some(entry.description);
+    Prompt::new(entry.name, description, Some(vec![argument]))
+}
+
+/// Why a prompt was not expanded, as an MCP error with the one line: the name or the arguments
+/// are at fault (invalid params), or the expansion was refused or failed (internal error).
+fn expand_error(error: &ExpandError) -> ErrorData {
+    let line = error.to_string();
+    match error {
+        ExpandError::Unknown(_) | ExpandError::Arguments { .. } => {
+            ErrorData::invalid_params(line, None)
+        }
+        _ => ErrorData::internal_error(line, None),
+    }
+}
+
 /// One tool as MCP shows it: `readOnlyHint` only where earshot honours the claim (an extension's
 /// or a component's, and `tool_search`), never for an MCP tool behind it.
 fn mcp_tool(tool: &ModelTool) -> Tool {
@@ -92,9 +125,10 @@ impl ServerHandler for EarshotServer {
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(
             ServerCapabilities::builder()
+                .enable_logging()
+                .enable_prompts()
                 .enable_tools()
                 .enable_tool_list_changed()
-                .enable_logging()
                 .build(),
         )
         .with_server_info(Implementation::new("earshot", env!("CARGO_PKG_VERSION")))
@@ -141,6 +175,58 @@ impl ServerHandler for EarshotServer {
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
         Ok(ListToolsResult::with_all_items(self.current_tools().await))
+    }
+
+    async fn list_prompts(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, ErrorData> {
+        let prompts = self
+            .host
+            .slash_commands()
+            .into_iter()
+            .map(mcp_prompt)
+            .collect();
+        Ok(ListPromptsResult::with_all_items(prompts))
+    }
+
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, ErrorData> {
+        let arguments = match request
+            .arguments
+            .as_ref()
+            .and_then(|arguments| arguments.get(ARGUMENTS))
+        {
+            None | Some(Value::Null) => String::new(),
+            Some(Value::String(arguments)) => arguments.clone(),
+            Some(_) => {
+                return Err(ErrorData::invalid_params(
+                    format!("the prompt argument \"{ARGUMENTS}\" is a string"),
+                    None,
+                ));
+            }
+        };
+        let can_elicit = context
+            .peer
+            .peer_info()
+            .is_some_and(|info| info.capabilities.elicitation.is_some());
+        let prompter = ElicitPrompter {
+            peer: context.peer.clone(),
+            can_elicit,
+            cancelled: context.ct.clone(),
+        };
+        let expanded = tokio::select! {
+            expanded = self.host.expand_command(&request.name, &arguments, &prompter) => expanded,
+            _ = context.ct.cancelled() => {
+                return Err(ErrorData::internal_error("the prompt was cancelled", None));
+            }
+        };
+        let expansion = expanded.map_err(|error| expand_error(&error))?;
+        Ok(GetPromptResult::new(vec![PromptMessage::new_text(Role::User, expansion.text)]).into())
     }
 
     async fn call_tool(

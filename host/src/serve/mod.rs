@@ -4,7 +4,8 @@
 //! through the gate, and the client may answer an ask (through elicitation) but never turn a deny
 //! into an allow.
 //!
-//! * [`EarshotServer`] — the rmcp `ServerHandler` over a [`Host`], for any transport.
+//! * [`EarshotServer`] — the rmcp `ServerHandler` over a [`Host`], for any transport; its
+//!   prompts are the session's commands and skills, expanded through the gate.
 //! * `elicit_prompter` — asks the client through `elicitation/create`; anything but an explicit
 //!   allow is a deny.
 //! * `elicit_forward` — passes the servers' own data elicitations on to the client, introduced as

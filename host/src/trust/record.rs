@@ -20,14 +20,20 @@ pub enum TrustKind {
     Source(SourceKind),
     /// A hook (`hooks` in settings), trusted by its name.
     Hook,
+    /// A project's skill (a folder with `SKILL.md`), trusted by its name.
+    Skill,
+    /// A project's slash command (a Markdown file), trusted by its name (`git:commit`).
+    Command,
 }
 
 impl TrustKind {
-    /// `mcp`, `extensions`, `plugins` or `hooks`.
+    /// `mcp`, `extensions`, `plugins`, `hooks`, `skills` or `commands`.
     pub fn noun(self) -> &'static str {
         match self {
             TrustKind::Source(kind) => kind.cli_noun(),
             TrustKind::Hook => "hooks",
+            TrustKind::Skill => "skills",
+            TrustKind::Command => "commands",
         }
     }
 }

@@ -1,0 +1,199 @@
+//! The session's skills and slash commands: the catalogue and the `skill` tool a model gets, the
+//! `/name`s a client offers, and expanding one through the gate.
+
+use serde_json::Value;
+
+use super::{Host, ModelTool};
+use crate::dispatch::HookNote;
+use crate::gate::{Action, Effect, Outcome, Prompter};
+use crate::runner::{CallError, ToolOutput};
+use crate::skills::tool::{input_schema, parse_request, respond, tool_description};
+use crate::skills::{
+    Catalogue, DEFAULT_BUDGET, ExpandError, Expansion, Library, SKILL_TOOL_NAME, SlashEntry,
+    expand_command,
+};
+
+impl Host {
+    /// Every skill and command found for this session, loaded or not (with what kept each
+    /// problem from loading).
+    pub fn library(&self) -> &Library {
+        &self.skills
+    }
+
+    /// What the model is told about the skills it may load: each active, model-invocable skill
+    /// that no `Skill(…)` deny rule covers, its description sanitised, escaped and capped, the
+    /// whole within the budget (`skills.catalogueBudget`, default 8,000 characters).
+    pub fn skills(&self) -> Catalogue {
+        let budget = self
+            .settings
+            .tunable("skills", "catalogueBudget")
+            .and_then(Value::as_u64)
+            .map_or(DEFAULT_BUDGET, |budget| budget as usize);
+        Catalogue::build(
+            self.skills
+                .model_skills()
+                .filter(|item| !self.skill_denied(&item.name)),
+            budget,
+        )
+    }
+
+    fn skill_denied(&self, name: &str) -> bool {
+        self.gate.decide_action(&Action::Skill(name)).effect == Effect::Deny
+    }
+
+    /// The `skill` tool as the model is shown it, when there is a skill to load.
+    pub(super) fn skill_tool(&self) -> Option<ModelTool> {
+        let catalogue = self.skills();
+        if catalogue.is_empty() {
+            return None;
+        }
+        let mut names: Vec<String> = catalogue
+            .entries
+            .iter()
+            .map(|entry| entry.name.clone())
+            .chain(catalogue.left_out.iter().cloned())
+            .collect();
+        names.sort();
+        Some(ModelTool {
+            name: SKILL_TOOL_NAME.into(),
+            identity: None,
+            description: tool_description(&catalogue),
+            input_schema: input_schema(&names),
+            read_only: true,
+            kind: None,
+        })
+    }
+
+    /// Whether `name` is the `skill` tool in this session.
+    pub(super) fn is_skill_tool(&self, name: &str) -> bool {
+        name == SKILL_TOOL_NAME && self.skills.model_skills().next().is_some()
+    }
+
+    /// Runs the `skill` tool: gated as `Skill(name)` (no rule: it runs, since it only adds text;
+    /// deny and ask rules apply; a hook's ask is asked first).
+    pub(super) async fn call_skill_tool(
+        &self,
+        input_json: &str,
+        prompter: &dyn Prompter,
+        hooks: Option<&HookNote>,
+    ) -> Result<ToolOutput, CallError> {
+        let request = parse_request(input_json).map_err(|issue| CallError::InvalidInput {
+            tool: SKILL_TOOL_NAME.into(),
+            issues: vec![issue],
+        })?;
+        let name = request.name.as_str();
+        let Some(item) = self.skills.skill(name) else {
+            return Err(CallError::InvalidInput {
+                tool: SKILL_TOOL_NAME.into(),
+                issues: vec![format!(
+                    "there is no skill \"{}\"; the tool's \"name\" lists them",
+                    crate::gate::sanitise_for_terminal(name, 80)
+                )],
+            });
+        };
+        if !item.model_invocable() {
+            return Err(CallError::Denied(format!(
+                "skill \"{name}\" is run by the user only (disable-model-invocation); ask the user to run /{name}"
+            )));
+        }
+        if hooks.is_some_and(|hooks| hooks.ask.is_some()) {
+            Box::pin(self.ask_for_hook(SKILL_TOOL_NAME, input_json, hooks, prompter)).await?;
+        }
+        let title = format!("load skill \"{name}\"");
+        let detail = match &request.file {
+            Some(file) => format!("reads {file} of skill \"{name}\" ({})", item.file.display()),
+            None => format!("loads {}", item.file.display()),
+        };
+        if let Outcome::Denied(reason) = self
+            .gate
+            .authorize_action(&Action::Skill(name), &title, &detail, prompter)
+            .await
+        {
+            return Err(CallError::Denied(reason));
+        }
+        let output = respond(item, &request).map_err(CallError::Denied)?;
+        Ok(ToolOutput {
+            output,
+            is_error: false,
+            title: Some(match &request.file {
+                Some(file) => format!("skill {name}: {file}"),
+                None => format!("skill {name}"),
+            }),
+            notice: None,
+        })
+    }
+
+    /// Every `/name` the user can type from skills and commands (MCP prompts are
+    /// [`Host::mcp_prompts`]): the user's, then trusted project items (as `project:name` when
+    /// the user's own has the name); a skill a `Skill(…)` deny rule covers is left out.
+    pub fn slash_commands(&self) -> Vec<SlashEntry> {
+        self.skills
+            .slash_entries()
+            .into_iter()
+            .filter(|entry| {
+                entry.kind != crate::skills::ItemKind::Skill || {
+                    let bare = entry
+                        .name
+                        .strip_prefix(crate::skills::names::PROJECT_PREFIX)
+                        .unwrap_or(&entry.name);
+                    !self.skill_denied(bare)
+                }
+            })
+            .collect()
+    }
+
+    /// Expands `/name ARGS` into the text the model gets, asking `prompter` through the gate for
+    /// each `@path` (`Read(path)`) and `` !`cmd` `` (`Bash(cmd)`) the rules leave to ask.
+    ///
+    /// # Errors
+    /// An [`ExpandError`] saying why; nothing is returned half-expanded.
+    pub async fn expand_command(
+        &self,
+        name: &str,
+        arguments: &str,
+        prompter: &dyn Prompter,
+    ) -> Result<Expansion, ExpandError> {
+        let bare = name.strip_prefix('/').unwrap_or(name);
+        if let Some(item) = self.skills.slash(bare)
+            && item.kind == crate::skills::ItemKind::Skill
+            && self.skill_denied(&item.name)
+        {
+            return Err(ExpandError::Unknown(format!(
+                "/{bare} is denied by a Skill({}) rule",
+                item.name
+            )));
+        }
+        expand_command(
+            &self.skills,
+            &self.settings,
+            &self.gate,
+            prompter,
+            name,
+            arguments,
+        )
+        .await
+    }
+
+    /// When `prompt` starts with `/name` of a command or skill, its expansion (the rest of the
+    /// first line and the lines after are the arguments); `None` when it names none (MCP prompts
+    /// and earshot's own commands are left to the caller).
+    pub async fn expand_prompt(
+        &self,
+        prompt: &str,
+        prompter: &dyn Prompter,
+    ) -> Option<Result<Expansion, ExpandError>> {
+        let rest = prompt.trim_start().strip_prefix('/')?;
+        let end = rest.find(char::is_whitespace).unwrap_or(rest.len());
+        let (name, arguments) = rest.split_at(end);
+        let bare = name
+            .strip_prefix(crate::skills::names::PROJECT_PREFIX)
+            .unwrap_or(name);
+        // An untrusted project item of that name gets its "not trusted" line, not silence.
+        if self.skills.slash(name).is_none()
+            && !self.skills.items().iter().any(|item| item.name == bare)
+        {
+            return None;
+        }
+        Some(self.expand_command(name, arguments.trim(), prompter).await)
+    }
+}

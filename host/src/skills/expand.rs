@@ -1,0 +1,394 @@
+//! Expanding `/name ARGS` into the text the model gets, once.
+//!
+//! The item is read again and must still be what was loaded (for a project item: what was
+//! trusted). Its template is cut into pieces before the arguments are looked at
+//! ([`super::arguments`]); then, in order, text gets its placeholders filled, each `@path` is
+//! gated as `Read(path)` and inserted fenced and labelled, and each `` !`cmd` `` is gated as
+//! `Bash(cmd)` and its output inserted fenced and labelled with its exit code. A deny (or an ask
+//! with no one to answer it) ends the expansion with the reason: nothing half-expanded reaches
+//! the model. Frontmatter (`allowed-tools`) approves nothing here.
+
+use std::io::Read;
+use std::path::{Component, Path, PathBuf};
+
+use crate::gate::{Action, Gate, Outcome, Prompter};
+use crate::settings::Settings;
+
+use super::arguments::{Arguments, Piece, pieces, substitute, uses_arguments};
+use super::item::{ItemKind, ItemOrigin, LoadedItem, current_body};
+use super::library::Library;
+use super::shell::run_shell_line;
+
+/// The most bytes of one included file inserted.
+pub const INCLUDE_CAP: usize = 256 << 10;
+
+/// A command expanded: the text for the model, and what it came from.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Expansion {
+    /// The name it was invoked by (`git:commit`, `project:deploy`).
+    pub name: String,
+    /// Skill or command.
+    pub kind: ItemKind,
+    /// Whose it is.
+    pub origin: ItemOrigin,
+    /// Its file.
+    pub file: PathBuf,
+    /// Its digest.
+    pub digest: String,
+    /// The text the model gets.
+    pub text: String,
+}
+
+/// Why a command was not expanded: one line saying what happened and what to do.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ExpandError {
+    /// No command, user-invocable skill or trusted project item has that name.
+    #[error("{0}")]
+    Unknown(String),
+    /// It is there but cannot be used now (changed since loaded or trusted, unreadable).
+    #[error("{0}")]
+    NotUsable(String),
+    /// The arguments could not be read.
+    #[error("/{command}: {reason}")]
+    Arguments {
+        /// The command.
+        command: String,
+        /// Why.
+        reason: String,
+    },
+    /// An `@path` was refused (outside the project, missing, not text) or denied.
+    #[error("/{command}: @{path} was not included: {reason}")]
+    Include {
+        /// The command.
+        command: String,
+        /// The path as written.
+        path: String,
+        /// Why.
+        reason: String,
+    },
+    /// A `` !`cmd` `` was denied, or shell lines are turned off.
+    #[error("/{command}: !`{shell}` was not run: {reason}")]
+    Shell {
+        /// The command.
+        command: String,
+        /// The shell line as written.
+        shell: String,
+        /// Why.
+        reason: String,
+    },
+}
+
+/// Expands `/name raw_arguments` (`name` with or without `/`), asking `prompter` through `gate`
+/// for each `@path` and `` !`cmd` `` the rules leave to ask.
+///
+/// # Errors
+/// An [`ExpandError`]: nothing is returned half-expanded.
+pub async fn expand_command(
+    library: &Library,
+    settings: &Settings,
+    gate: &Gate,
+    prompter: &dyn Prompter,
+    name: &str,
+    raw_arguments: &str,
+) -> Result<Expansion, ExpandError> {
+    let name = name.strip_prefix('/').unwrap_or(name).to_string();
+    let item = library
+        .slash(&name)
+        .ok_or_else(|| unknown(library, &name))?;
+    let (body, _, _) = current_body(item).map_err(ExpandError::NotUsable)?;
+    let arguments =
+        Arguments::parse(raw_arguments, &item.frontmatter.arguments).map_err(|reason| {
+            ExpandError::Arguments {
+                command: name.clone(),
+                reason,
+            }
+        })?;
+    let pieces = pieces(&body);
+    let project = settings
+        .project
+        .as_ref()
+        .map(|project| project.root.as_path());
+    let mut text = String::with_capacity(body.len());
+    for piece in &pieces {
+        match piece {
+            Piece::Text(part) => text.push_str(&substitute(part, &arguments)),
+            Piece::Include(path) => {
+                let included = include(item, &name, path, project, gate, prompter).await?;
+                text.push_str(&included);
+            }
+            Piece::Shell(line) => {
+                let ran = shell(item, &name, line, &arguments, settings, gate, prompter).await?;
+                text.push_str(&ran);
+            }
+        }
+    }
+    if !arguments.raw.is_empty() && !uses_arguments(&pieces, &arguments.names) {
+        text.truncate(text.trim_end().len());
+        text.push_str("\n\nARGUMENTS: ");
+        text.push_str(&arguments.raw);
+    }
+    Ok(Expansion {
+        name,
+        kind: item.kind,
+        origin: item.origin,
+        file: item.file.clone(),
+        digest: item.digest.clone(),
+        text,
+    })
+}
+
+/// Why `/name` means nothing: an untrusted project item says how to trust it, a skill the user
+/// may not type says so, else the names there are.
+fn unknown(library: &Library, name: &str) -> ExpandError {
+    let bare = name
+        .strip_prefix(super::names::PROJECT_PREFIX)
+        .unwrap_or(name);
+    let candidates: Vec<&LoadedItem> = library
+        .items()
+        .iter()
+        .filter(|item| item.name == bare)
+        .collect();
+    if let Some(item) = candidates.iter().find(|item| !item.is_active()) {
+        return ExpandError::NotUsable(format!(
+            "/{name}: the project's {} {}",
+            item.kind.as_str(),
+            item.trust.explain(item.kind.trust_kind(), &item.name)
+        ));
+    }
+    if candidates.iter().any(|item| !item.user_invocable()) {
+        return ExpandError::Unknown(format!(
+            "/{name}: the skill is not for typing (user-invocable: false); the model loads it itself"
+        ));
+    }
+    ExpandError::Unknown(format!(
+        "there is no command /{name}; `earshot commands list` shows them"
+    ))
+}
+
+/// The file `written` names, confined to the project: its canonical path and its path
+/// relative to the project root (`/`-separated).
+///
+/// # Errors
+/// Why it is refused.
+pub fn resolve_include(project: &Path, written: &str) -> Result<(PathBuf, String), String> {
+    if written.starts_with('/') || written.starts_with('~') || written.contains('\\') {
+        return Err("only a path relative to the project root is included".into());
+    }
+    let path = Path::new(written);
+    if path
+        .components()
+        .any(|part| !matches!(part, Component::Normal(_) | Component::CurDir))
+    {
+        return Err("a path with .. is not included; name the file from the project root".into());
+    }
+    let root = project
+        .canonicalize()
+        .map_err(|error| format!("the project root cannot be read: {error}"))?;
+    let target = root
+        .join(path)
+        .canonicalize()
+        .map_err(|_| "there is no such file in the project".to_string())?;
+    let relative = target
+        .strip_prefix(&root)
+        .map_err(|_| "it leads out of the project through a symbolic link".to_string())?;
+    if !target.is_file() {
+        return Err("it is not a file".into());
+    }
+    let relative = relative
+        .components()
+        .map(|part| part.as_os_str().to_string_lossy().into_owned())
+        .collect::<Vec<_>>()
+        .join("/");
+    Ok((target, relative))
+}
+
+async fn include(
+    item: &LoadedItem,
+    name: &str,
+    written: &str,
+    project: Option<&Path>,
+    gate: &Gate,
+    prompter: &dyn Prompter,
+) -> Result<String, ExpandError> {
+    let refuse = |reason: String| ExpandError::Include {
+        command: name.to_string(),
+        path: written.to_string(),
+        reason,
+    };
+    let project =
+        project.ok_or_else(|| refuse("there is no project to include files from".into()))?;
+    let (target, relative) = resolve_include(project, written).map_err(refuse)?;
+    let action = Action::Read(&relative);
+    let title = format!("/{name} includes a file for the model");
+    let detail = format!(
+        "{} file: {} | reads: {relative}",
+        item.kind.as_str(),
+        item.file.display()
+    );
+    if let Outcome::Denied(reason) = gate
+        .authorize_action(&action, &title, &detail, prompter)
+        .await
+    {
+        return Err(refuse(reason));
+    }
+    let (bytes, size) = read_capped(&target).map_err(refuse)?;
+    let mut content = String::from_utf8(bytes)
+        .map_err(|_| refuse("it is not UTF-8 text; only text files are included".into()))?;
+    if size > INCLUDE_CAP as u64 {
+        content.push_str(&format!(
+            "\n[truncated: the file is {size} bytes; the first {INCLUDE_CAP} are shown]"
+        ));
+    }
+    Ok(format!(
+        "<included-file path=\"{}\">\n{}</included-file>",
+        attribute(&relative),
+        fenced(&content)
+    ))
+}
+
+/// Up to [`INCLUDE_CAP`] bytes of `path` (cut back to a character boundary), and its size;
+/// opened without following a link.
+fn read_capped(path: &Path) -> Result<(Vec<u8>, u64), String> {
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::custom_flags(&mut options, libc::O_NOFOLLOW);
+    let file = options
+        .open(path)
+        .map_err(|error| format!("it cannot be read: {error}"))?;
+    let size = file.metadata().map(|meta| meta.len()).unwrap_or_default();
+    let mut bytes = Vec::new();
+    file.take(INCLUDE_CAP as u64)
+        .read_to_end(&mut bytes)
+        .map_err(|error| format!("it cannot be read: {error}"))?;
+    if size > INCLUDE_CAP as u64 {
+        // Cut inside a character: drop its first bytes rather than refuse the file.
+        let valid = match std::str::from_utf8(&bytes) {
+            Ok(_) => bytes.len(),
+            Err(error) if error.error_len().is_none() => error.valid_up_to(),
+            Err(_) => bytes.len(),
+        };
+        bytes.truncate(valid);
+    }
+    Ok((bytes, size))
+}
+
+/// Where `disableCommandShell` is on, if it is in any layer (any value but `false` counts, so a
+/// typo cannot turn it back off).
+pub fn shell_disabled_by(settings: &Settings) -> Option<PathBuf> {
+    settings
+        .files
+        .iter()
+        .find_map(|file| match file.get("disableCommandShell") {
+            None | Some(serde_json::Value::Bool(false)) => None,
+            Some(_) => Some(file.path.clone()),
+        })
+}
+
+async fn shell(
+    item: &LoadedItem,
+    name: &str,
+    line: &str,
+    arguments: &Arguments,
+    settings: &Settings,
+    gate: &Gate,
+    prompter: &dyn Prompter,
+) -> Result<String, ExpandError> {
+    let refuse = |reason: String| ExpandError::Shell {
+        command: name.to_string(),
+        shell: crate::gate::sanitise_for_terminal(line, 200),
+        reason,
+    };
+    if let Some(file) = shell_disabled_by(settings) {
+        return Err(refuse(format!(
+            "shell lines in commands are turned off by disableCommandShell in {}",
+            file.display()
+        )));
+    }
+    let action = Action::Bash(line);
+    let title = format!("/{name} runs a shell command");
+    let mut detail = format!(
+        "{} file: {} | runs: {line}",
+        item.kind.as_str(),
+        item.file.display()
+    );
+    if !arguments.positional.is_empty() {
+        detail.push_str(&format!(
+            " | with arguments as $1..: {}",
+            serde_json::to_string(&arguments.positional).unwrap_or_default()
+        ));
+    }
+    if let Outcome::Denied(reason) = gate
+        .authorize_action(&action, &title, &detail, prompter)
+        .await
+    {
+        return Err(refuse(reason));
+    }
+    let dir = settings
+        .project
+        .as_ref()
+        .map(|project| project.root.clone())
+        .or_else(|| std::env::current_dir().ok())
+        .unwrap_or_else(|| PathBuf::from("/"));
+    let ran = run_shell_line(line, arguments, &dir).await;
+    let mut output = ran.stdout;
+    if !ran.stderr.trim().is_empty() {
+        if !output.is_empty() && !output.ends_with('\n') {
+            output.push('\n');
+        }
+        output.push_str("[stderr]\n");
+        output.push_str(&ran.stderr);
+    }
+    Ok(format!(
+        "<command-output command=\"{}\" status=\"{}\">\n{}</command-output>",
+        attribute(line),
+        attribute(&ran.ended),
+        fenced(&output)
+    ))
+}
+
+/// `text` fit for a double-quoted label attribute: one line, `"`, `&`, `<`, `>` escaped.
+fn attribute(text: &str) -> String {
+    super::catalogue::escaped(&super::catalogue::sanitised_line(text, 500)).replace('"', "&quot;")
+}
+
+/// `content` in a Markdown fence longer than any backtick run inside it, with every label
+/// earshot uses neutralised, so the content cannot end its own block.
+fn fenced(content: &str) -> String {
+    let longest = content
+        .split(|c| c != '`')
+        .map(str::len)
+        .max()
+        .unwrap_or_default();
+    let fence = "`".repeat(longest.max(2) + 1);
+    let mut body = neutralise_labels(content);
+    if !body.ends_with('\n') {
+        body.push('\n');
+    }
+    format!("{fence}\n{body}{fence}\n")
+}
+
+/// The labels earshot wraps data in.
+const LABELS: &[&str] = &["included-file", "command-output", "skill", "skill-file"];
+
+/// `text` with `<` escaped wherever it would open or close one of earshot's labels.
+pub fn neutralise_labels(text: &str) -> String {
+    let lowered = text.to_ascii_lowercase();
+    let mut out = String::with_capacity(text.len());
+    let mut last = 0;
+    for (at, _) in lowered.match_indices('<') {
+        let rest = lowered[at + 1..].trim_start_matches('/');
+        if LABELS.iter().any(|label| {
+            rest.starts_with(label)
+                && !rest[label.len()..]
+                    .starts_with(|c: char| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+        }) {
+            out.push_str(&text[last..at]);
+            out.push_str("&lt;");
+            last = at + 1;
+        }
+    }
+    out.push_str(&text[last..]);
+    out
+}

@@ -1,0 +1,139 @@
+//! Every file of a skill's folder, read once: their digest is what `earshot skills trust`
+//! records, and the bytes handed to the model are the bytes that were hashed, so a file swapped
+//! after the check is never what the model reads.
+
+use std::path::Path;
+
+use sha2::{Digest, Sha256};
+
+/// The most files a skill folder may hold.
+pub const MAX_FILES: usize = 1_000;
+
+/// The most bytes a skill folder may hold in all.
+pub const MAX_BYTES: u64 = 16 << 20;
+
+/// The most bytes one command file or `SKILL.md` may have.
+pub const MAX_FILE_BYTES: u64 = 256 << 10;
+
+/// One file of a skill's folder.
+#[derive(Debug, Clone)]
+pub struct FolderFile {
+    /// Its path relative to the folder, `/`-separated (`references/api.md`).
+    pub path: String,
+    /// Its bytes.
+    pub bytes: Vec<u8>,
+}
+
+/// A skill folder's files (sorted by path) and their digest.
+#[derive(Debug, Clone)]
+pub struct FolderContents {
+    /// Every file, sorted by path; nothing under `.git` or `node_modules`.
+    pub files: Vec<FolderFile>,
+    /// `sha256:…` over every path and its bytes.
+    pub digest: String,
+}
+
+impl FolderContents {
+    /// The file at `path` (relative, `/`-separated), if the folder holds it.
+    pub fn file(&self, path: &str) -> Option<&FolderFile> {
+        self.files
+            .binary_search_by(|file| file.path.as_str().cmp(path))
+            .ok()
+            .map(|index| &self.files[index])
+    }
+}
+
+/// Reads every file under `folder`. With `follow_links` false (a project's skill) a symbolic
+/// link anywhere makes the whole folder refused.
+///
+/// # Errors
+/// One phrase: a link, too many files or bytes, a folder too deep, or a read that failed.
+pub fn read_folder(folder: &Path, follow_links: bool) -> Result<FolderContents, String> {
+    let mut files = Vec::new();
+    let mut total = 0u64;
+    let mut stack = vec![(folder.to_path_buf(), String::new(), 0usize)];
+    while let Some((dir, prefix, depth)) = stack.pop() {
+        let entries = std::fs::read_dir(&dir)
+            .map_err(|error| format!("{} cannot be read: {error}", dir.display()))?;
+        for entry in entries {
+            let entry = entry.map_err(|error| format!("{}: {error}", dir.display()))?;
+            let name = entry.file_name().to_string_lossy().into_owned();
+            let path = entry.path();
+            let relative = format!("{prefix}{name}");
+            let file_type = entry
+                .file_type()
+                .map_err(|error| format!("{}: {error}", path.display()))?;
+            let (is_dir, is_file) = if file_type.is_symlink() {
+                if !follow_links {
+                    return Err(format!(
+                        "{relative} is a symbolic link; a project's skill may hold none"
+                    ));
+                }
+                let meta =
+                    std::fs::metadata(&path).map_err(|error| format!("{relative}: {error}"))?;
+                (meta.is_dir(), meta.is_file())
+            } else {
+                (file_type.is_dir(), file_type.is_file())
+            };
+            if is_dir {
+                if name == ".git" || name == "node_modules" {
+                    continue;
+                }
+                if depth + 1 > super::discovery::MAX_DEPTH {
+                    return Err(format!(
+                        "{relative} is deeper than {} folders",
+                        super::discovery::MAX_DEPTH
+                    ));
+                }
+                stack.push((path, format!("{relative}/"), depth + 1));
+            } else if is_file {
+                if files.len() >= MAX_FILES {
+                    return Err(format!("it holds more than {MAX_FILES} files"));
+                }
+                let bytes = std::fs::read(&path).map_err(|error| format!("{relative}: {error}"))?;
+                total += bytes.len() as u64;
+                if total > MAX_BYTES {
+                    return Err(format!("it holds more than {} MiB", MAX_BYTES >> 20));
+                }
+                files.push(FolderFile {
+                    path: relative,
+                    bytes,
+                });
+            }
+            // Sockets, fifos and devices are neither read nor counted.
+        }
+    }
+    files.sort_by(|a, b| a.path.cmp(&b.path));
+    let mut hasher = Sha256::new();
+    for file in &files {
+        hasher.update(file.path.as_bytes());
+        hasher.update([0]);
+        hasher.update((file.bytes.len() as u64).to_le_bytes());
+        hasher.update(&file.bytes);
+    }
+    Ok(FolderContents {
+        files,
+        digest: format!("sha256:{}", hex::encode(hasher.finalize())),
+    })
+}
+
+/// Reads one command file: refused when it is a link inside the project (`follow_links`
+/// false) or larger than [`MAX_FILE_BYTES`].
+///
+/// # Errors
+/// One phrase saying why.
+pub fn read_file(path: &Path, follow_links: bool) -> Result<Vec<u8>, String> {
+    let meta = std::fs::symlink_metadata(path).map_err(|error| error.to_string())?;
+    if meta.file_type().is_symlink() && !follow_links {
+        return Err("is a symbolic link; links are not followed inside the project".into());
+    }
+    let bytes = std::fs::read(path).map_err(|error| error.to_string())?;
+    if bytes.len() as u64 > MAX_FILE_BYTES {
+        return Err(format!(
+            "is larger than {} KiB ({} bytes)",
+            MAX_FILE_BYTES >> 10,
+            bytes.len()
+        ));
+    }
+    Ok(bytes)
+}

@@ -325,6 +325,34 @@ fn a_typed_command_reaches_the_driver_expanded_and_other_text_unchanged() {
 }
 
 #[test]
+fn a_typed_mcp_prompt_reaches_the_driver_as_the_servers_text() {
+    let (sandbox, _) = commands_sandbox();
+    sandbox
+        .user_settings(json!({"mcpServers": {"bad": fixture_server("hostile_prompts.py", &[])}}));
+    let recorder = Arc::new(Recorder::default());
+    let agent = agent(&sandbox, &recorder);
+    let seen = Arc::new(Mutex::new(Seen::default()));
+    with_editor(
+        &agent,
+        PermissionOptionKind::RejectOnce,
+        &seen,
+        async |editor| {
+            let session = new_session(&editor, &sandbox).await?;
+            prompt(&editor, &session, "/mcp__bad__ok Ada Lovelace").await?;
+            prompt(&editor, &session, "/mcp__bad__ok who=Bob").await?;
+            prompt(&editor, &session, "/mcp__bad__escapes").await?;
+            Ok(())
+        },
+    );
+    block_on(agent.shutdown());
+    let texts = recorder.texts.lock().unwrap().clone();
+    assert_eq!(texts.len(), 3, "{texts:?}");
+    assert_eq!(texts[0], "hello Ada Lovelace");
+    assert_eq!(texts[1], "hello Bob");
+    assert!(!texts[2].contains('\u{1b}'), "normalised: {:?}", texts[2]);
+}
+
+#[test]
 fn an_untrusted_project_command_is_reported_and_the_driver_does_not_run() {
     let (sandbox, _) = commands_sandbox();
     let recorder = Arc::new(Recorder::default());

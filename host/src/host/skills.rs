@@ -174,9 +174,10 @@ impl Host {
         .await
     }
 
-    /// When `prompt` starts with `/name` of a command or skill, its expansion (the rest of the
-    /// first line and the lines after are the arguments); `None` when it names none (MCP prompts
-    /// and earshot's own commands are left to the caller).
+    /// When `prompt` starts with `/name` of a command, a skill or an MCP prompt
+    /// (`/mcp__server__prompt`), its expansion (the rest of the first line and the lines after
+    /// are the arguments); `None` when it names none (earshot's own commands are left to the
+    /// caller).
     pub async fn expand_prompt(
         &self,
         prompt: &str,
@@ -185,6 +186,9 @@ impl Host {
         let rest = prompt.trim_start().strip_prefix('/')?;
         let end = rest.find(char::is_whitespace).unwrap_or(rest.len());
         let (name, arguments) = rest.split_at(end);
+        if name.starts_with("mcp__") {
+            return self.expand_mcp_prompt(name, arguments.trim()).await;
+        }
         let bare = name
             .strip_prefix(crate::skills::names::PROJECT_PREFIX)
             .unwrap_or(name);
@@ -195,5 +199,80 @@ impl Host {
             return None;
         }
         Some(self.expand_command(name, arguments.trim(), prompter).await)
+    }
+
+    /// `/mcp__server__prompt ARGS` as text for the model: the server's prompt, its arguments
+    /// given as `key=value` words (or, for a prompt with one argument, the whole text), its
+    /// messages normalised in the mcp-output sandbox and joined. `None` when no running server
+    /// lists a prompt of that name.
+    async fn expand_mcp_prompt(
+        &self,
+        name: &str,
+        arguments: &str,
+    ) -> Option<Result<Expansion, ExpandError>> {
+        let (prompts, _) = self.mcp_prompts(None).await;
+        let prompt = prompts
+            .into_iter()
+            .find(|prompt| prompt.command.strip_prefix('/') == Some(name))?;
+        let refuse = |reason: String| ExpandError::Arguments {
+            command: name.to_string(),
+            reason,
+        };
+        let words = match shell_words::split(arguments) {
+            Ok(words) => words,
+            Err(_) => {
+                return Some(Err(refuse(
+                    "the arguments have a quote that is never closed".into(),
+                )));
+            }
+        };
+        let known = |key: &str| prompt.arguments.iter().any(|argument| argument.name == key);
+        let mut values = std::collections::BTreeMap::new();
+        if words
+            .iter()
+            .all(|word| word.split_once('=').is_some_and(|(key, _)| known(key)))
+        {
+            for word in &words {
+                if let Some((key, value)) = word.split_once('=') {
+                    values.insert(key.to_string(), value.to_string());
+                }
+            }
+        } else if let [only] = prompt.arguments.as_slice() {
+            values.insert(only.name.clone(), arguments.to_string());
+        } else {
+            let names: Vec<String> = prompt
+                .arguments
+                .iter()
+                .map(|argument| format!("{}=VALUE", argument.name))
+                .collect();
+            return Some(Err(refuse(format!(
+                "give its arguments as {}",
+                if names.is_empty() {
+                    "nothing (it takes none)".to_string()
+                } else {
+                    names.join(" ")
+                }
+            ))));
+        }
+        let messages = match self
+            .get_mcp_prompt(&prompt.server, &prompt.name, &values)
+            .await
+        {
+            Ok(messages) => messages,
+            Err(error) => return Some(Err(ExpandError::NotUsable(format!("/{name}: {error}")))),
+        };
+        let text = messages
+            .iter()
+            .map(|message| message.text.as_str())
+            .collect::<Vec<_>>()
+            .join("\n\n");
+        Some(Ok(Expansion {
+            name: name.to_string(),
+            kind: None,
+            origin: None,
+            file: None,
+            digest: None,
+            text,
+        }))
     }
 }

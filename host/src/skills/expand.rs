@@ -25,16 +25,16 @@ pub const INCLUDE_CAP: usize = 256 << 10;
 /// A command expanded: the text for the model, and what it came from.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct Expansion {
-    /// The name it was invoked by (`git:commit`, `project:deploy`).
+    /// The name it was invoked by (`git:commit`, `project:deploy`, `mcp__github__review`).
     pub name: String,
-    /// Skill or command.
-    pub kind: ItemKind,
-    /// Whose it is.
-    pub origin: ItemOrigin,
-    /// Its file.
-    pub file: PathBuf,
-    /// Its digest.
-    pub digest: String,
+    /// Skill or command; `None` for an MCP prompt.
+    pub kind: Option<ItemKind>,
+    /// Whose it is; `None` for an MCP prompt.
+    pub origin: Option<ItemOrigin>,
+    /// Its file; `None` for an MCP prompt.
+    pub file: Option<PathBuf>,
+    /// Its digest; `None` for an MCP prompt.
+    pub digest: Option<String>,
     /// The text the model gets.
     pub text: String,
 }
@@ -130,10 +130,10 @@ pub async fn expand_command(
     }
     Ok(Expansion {
         name,
-        kind: item.kind,
-        origin: item.origin,
-        file: item.file.clone(),
-        digest: item.digest.clone(),
+        kind: Some(item.kind),
+        origin: Some(item.origin),
+        file: Some(item.file.clone()),
+        digest: Some(item.digest.clone()),
         text,
     })
 }

@@ -10,6 +10,7 @@ pub const MAX_NAME_CHARS: usize = 64;
 /// so `/help` is always earshot's, as in Claude Code and unlike opencode.
 pub const RESERVED_NAMES: &[&str] = &[
     "acp",
+    "call",
     "clear",
     "commands",
     "compact",

@@ -34,13 +34,24 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 const ROUNDS: usize = 31;
 const EARSHOT: &str = env!("CARGO_BIN_EXE_earshot");
 
+/// `cargo bench -p earshot-host --bench skills [-- discovery|list|includes]`: all three, or one.
 fn main() {
+    let only = std::env::args().skip(1).find(|arg| !arg.starts_with('-'));
+    let runs = |part: &str| only.as_deref().is_none_or(|only| only == part);
     let work = tempfile::tempdir().expect("temp dir");
-    let big = Fixture::new(&work.path().join("big"), 100, 100);
-    big.trust_all();
-    discovery(&big);
-    process_floor(&big);
-    includes(&work.path().join("includes"));
+    if runs("discovery") || runs("list") {
+        let big = Fixture::new(&work.path().join("big"), 100, 100);
+        big.trust_all();
+        if runs("discovery") {
+            discovery(&big);
+        }
+        if runs("list") {
+            process_floor(&big);
+        }
+    }
+    if runs("includes") {
+        includes(&work.path().join("includes"));
+    }
 }
 
 /// A project and a user config dir holding `per_side` skills and commands each.

@@ -45,6 +45,7 @@ mod server_digest;
 mod settings;
 mod skills;
 mod skills_consumers;
+mod skills_hostile;
 mod slash_commands;
 mod trust;
 mod web_platform;

@@ -12,6 +12,15 @@ fn colour_allowed() -> bool {
     std::env::var_os("NO_COLOR").is_none_or(|value| value.is_empty())
 }
 
+/// `println!` that ignores a closed stdout (`earshot … | head`): the reader left, so there is
+/// no one to report it to, and it must not be a panic.
+macro_rules! stdout_line {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stdout(), $($arg)*);
+    }};
+}
+
 /// Whether stderr gets colour.
 pub(crate) fn colour_enabled_on_stderr() -> bool {
     colour_allowed() && std::io::stderr().is_terminal()
@@ -44,12 +53,12 @@ pub(crate) fn error_line(message: &str, hint: Option<&str>) {
 /// One line on stdout, sanitised: it may hold a path or a name a repository chose (an archive's
 /// folder name can carry escape sequences).
 pub(crate) fn say(message: &str) {
-    println!("{}", sanitise_for_terminal(&redact(message), 4_000));
+    stdout_line!("{}", sanitise_for_terminal(&redact(message), 4_000));
 }
 
 /// Text already made safe for the terminal (a tool's output, stripped), as it is, redacted.
 pub(crate) fn out(text: &str) {
-    println!("{}", redact(text));
+    stdout_line!("{}", redact(text));
 }
 
 /// One line on stderr (a notice, not a warning), redacted.
@@ -77,7 +86,7 @@ pub(crate) fn warning_line(message: &str) {
 
 /// Prints `value` as pretty JSON on stdout (redacted, and escaped by [`json_text`]).
 pub(crate) fn json(value: &serde_json::Value) {
-    println!("{}", json_text(&crate::redact::redact_json(value)));
+    stdout_line!("{}", json_text(&crate::redact::redact_json(value)));
 }
 
 /// `value` as pretty JSON in which every character the text output strips (C0 and C1 controls,
@@ -140,7 +149,7 @@ pub(crate) fn table(header: &[&str], rows: &[Vec<String>]) {
             .collect::<Vec<_>>()
             .join("  ")
     };
-    println!(
+    stdout_line!(
         "{}",
         paint(
             &line(header.iter().map(|h| h.to_string()).collect()),
@@ -149,6 +158,6 @@ pub(crate) fn table(header: &[&str], rows: &[Vec<String>]) {
         )
     );
     for row in rows {
-        println!("{}", line(row));
+        stdout_line!("{}", line(row));
     }
 }

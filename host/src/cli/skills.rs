@@ -41,6 +41,9 @@ pub(crate) enum SkillsCommand {
     Trust {
         /// The skill's name.
         name: String,
+        /// Trust it only if its digest is still this one (the one `show` printed).
+        #[arg(long, value_name = "SHA256")]
+        digest: Option<String>,
     },
     /// Remove the trust record of a project's skill.
     Untrust {
@@ -82,6 +85,9 @@ pub(crate) enum CommandsCommand {
     Trust {
         /// The command's name.
         name: String,
+        /// Trust it only if its digest is still this one (the one `show` printed).
+        #[arg(long, value_name = "SHA256")]
+        digest: Option<String>,
     },
     /// Remove the trust record of a project's command.
     Untrust {
@@ -94,7 +100,9 @@ pub(crate) fn run_skills(context: &Context, command: SkillsCommand) -> CommandRe
     match command {
         SkillsCommand::List { json } => list(context, ItemKind::Skill, json),
         SkillsCommand::Show { name, json } => show(context, ItemKind::Skill, &name, json),
-        SkillsCommand::Trust { name } => trust(context, ItemKind::Skill, &name),
+        SkillsCommand::Trust { name, digest } => {
+            trust(context, ItemKind::Skill, &name, digest.as_deref())
+        }
         SkillsCommand::Untrust { name } => untrust(context, ItemKind::Skill, &name),
     }
 }
@@ -108,7 +116,9 @@ pub(crate) async fn run_commands(context: &Context, command: CommandsCommand) ->
             arguments,
             json,
         } => expand(context, &name, &arguments, json).await,
-        CommandsCommand::Trust { name } => trust(context, ItemKind::Command, &name),
+        CommandsCommand::Trust { name, digest } => {
+            trust(context, ItemKind::Command, &name, digest.as_deref())
+        }
         CommandsCommand::Untrust { name } => untrust(context, ItemKind::Command, &name),
     }
 }
@@ -172,17 +182,18 @@ fn list(context: &Context, kind: ItemKind, as_json: bool) -> CommandResult {
         })
         .collect();
     let problems: Vec<String> = library
-        .problems()
-        .iter()
-        .filter(|problem| {
-            let path = problem.path.to_string_lossy();
-            match kind {
-                ItemKind::Skill => path.contains("skills"),
-                ItemKind::Command => path.contains("commands"),
-            }
-        })
+        .problems_of(kind)
+        .into_iter()
         .map(ToString::to_string)
         .collect();
+    let gate = context.gate();
+    let denied = |item: &LoadedItem| {
+        item.kind == ItemKind::Skill
+            && gate
+                .decide_action(&crate::gate::Action::Skill(&item.name))
+                .effect
+                == crate::gate::Effect::Deny
+    };
     let catalogue = (kind == ItemKind::Skill).then(|| {
         let budget = context
             .settings
@@ -194,7 +205,16 @@ fn list(context: &Context, kind: ItemKind, as_json: bool) -> CommandResult {
     if as_json {
         let items: Vec<Value> = shown
             .iter()
-            .map(|item| item_json(item, slash_name(&library, item).as_deref()))
+            .map(|item| {
+                let mut value = item_json(
+                    item,
+                    slash_name(&library, item)
+                        .filter(|_| !denied(item))
+                        .as_deref(),
+                );
+                value["denied"] = Value::Bool(denied(item));
+                value
+            })
             .collect();
         output::json(&json!({
             kind.noun_plural(): items,
@@ -222,6 +242,7 @@ fn list(context: &Context, kind: ItemKind, as_json: bool) -> CommandResult {
         .iter()
         .map(|item| {
             let slash = slash_name(&library, item)
+                .filter(|_| !denied(item))
                 .map(|name| format!("/{name}"))
                 .unwrap_or_else(|| "-".into());
             let name = if item.kind == kind {
@@ -234,16 +255,21 @@ fn list(context: &Context, kind: ItemKind, as_json: bool) -> CommandResult {
             } else {
                 item.frontmatter.allowed_tools.join(" ")
             };
+            let state = if denied(item) {
+                "denied by a Skill(…) rule".to_string()
+            } else {
+                state(item)
+            };
             vec![
                 name,
                 item.origin.as_str().into(),
-                state(item),
+                state,
                 match kind {
                     ItemKind::Skill => invoked_by(item).into(),
                     ItemKind::Command => slash,
                 },
                 asks,
-                item.description().into(),
+                crate::skills::catalogue::sanitised_line(item.description(), 300),
             ]
         })
         .collect();
@@ -277,10 +303,9 @@ fn marked(body: &str) -> String {
             Piece::Shell(line) => text.push_str(&format!("⟦! runs: {line}⟧")),
         }
     }
-    text.lines()
-        .map(strip_for_terminal)
-        .collect::<Vec<_>>()
-        .join("\n")
+    // The review must see what a terminal would not show: escapes, controls and invisible
+    // characters are made visible, never dropped.
+    crate::skills::catalogue::visible(&text)
 }
 
 fn show(context: &Context, kind: ItemKind, name: &str, as_json: bool) -> CommandResult {
@@ -339,7 +364,10 @@ fn show(context: &Context, kind: ItemKind, name: &str, as_json: bool) -> Command
         ];
         let mut field = |label: &str, value: Option<String>| {
             if let Some(value) = value.filter(|value| !value.is_empty()) {
-                lines.push(format!("{label}: {value}"));
+                lines.push(format!(
+                    "{label}: {}",
+                    crate::skills::catalogue::visible(&value)
+                ));
             }
         };
         field("description", fm.description.clone());
@@ -378,8 +406,8 @@ fn read_body(item: &LoadedItem) -> Result<String, String> {
     current_body(item).map(|(body, _, _)| body)
 }
 
-fn trust(context: &Context, kind: ItemKind, name: &str) -> CommandResult {
-    let digest = trust_item(&context.settings, kind, name)
+fn trust(context: &Context, kind: ItemKind, name: &str, reviewed: Option<&str>) -> CommandResult {
+    let digest = trust_item(&context.settings, kind, name, reviewed)
         .map_err(|error| Failure::new(error.to_string()))?;
     output::say(&format!(
         "trusted {} \"{}\" as it is now ({digest}); any change to {} lapses the trust",

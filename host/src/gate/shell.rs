@@ -44,6 +44,9 @@ struct Frame {
     /// Where the substitution starts in the line (its `$`, `<`, `>` or backtick).
     start: usize,
     current: String,
+    /// The length of `current` right after its last unquoted, unescaped whitespace: a `#` there
+    /// starts a comment (after an escaped space, `a\ #b`, it does not).
+    separated_at: Option<usize>,
     parts: Vec<String>,
 }
 
@@ -55,6 +58,7 @@ impl Frame {
             depth: 0,
             start,
             current: String::new(),
+            separated_at: None,
             parts: Vec::new(),
         }
     }
@@ -63,6 +67,7 @@ impl Frame {
         if !self.current.is_empty() && !self.current.ends_with(' ') {
             self.current.push(' ');
         }
+        self.separated_at = Some(self.current.len());
     }
 
     fn end_part(&mut self) {
@@ -74,7 +79,7 @@ impl Frame {
     }
 
     fn at_word_start(&self) -> bool {
-        self.current.is_empty() || self.current.ends_with(' ')
+        self.current.is_empty() || self.separated_at == Some(self.current.len())
     }
 }
 
@@ -415,6 +420,15 @@ mod tests {
             ["git diff", "rm -rf x"].map(String::from)
         );
         assert_eq!(parts("echo a#b"), ["echo a#b"].map(String::from));
+        // An escaped space does not start a word: `#` after it is not a comment.
+        assert_eq!(
+            parts("git diff HEAD\\ #; touch x"),
+            ["git diff HEAD\\ #", "touch x"].map(String::from)
+        );
+        assert_eq!(
+            parts("git diff \\  #; touch x"),
+            ["git diff \\"].map(String::from)
+        );
     }
 
     #[test]

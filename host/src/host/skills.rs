@@ -153,16 +153,6 @@ impl Host {
         arguments: &str,
         prompter: &dyn Prompter,
     ) -> Result<Expansion, ExpandError> {
-        let bare = name.strip_prefix('/').unwrap_or(name);
-        if let Some(item) = self.skills.slash(bare)
-            && item.kind == crate::skills::ItemKind::Skill
-            && self.skill_denied(&item.name)
-        {
-            return Err(ExpandError::Unknown(format!(
-                "/{bare} is denied by a Skill({}) rule",
-                item.name
-            )));
-        }
         expand_command(
             &self.skills,
             &self.settings,

@@ -20,8 +20,9 @@ pub enum ItemTrustError {
     Record(#[from] RecordError),
 }
 
-/// Trusts the project's `kind` named `name` as it is now; returns its digest. Only a project
-/// item needs (or takes) a record: the user's own load as they are.
+/// Trusts the project's `kind` named `name` as it is now; returns its digest. With `reviewed`
+/// (the digest `show` printed), only if it is still exactly that. Only a project item needs (or
+/// takes) a record: the user's own load as they are.
 ///
 /// # Errors
 /// [`ItemTrustError::NotFound`] saying what is there instead (a problem at `file:line`, only a
@@ -30,6 +31,7 @@ pub fn trust_item(
     settings: &Settings,
     kind: ItemKind,
     name: &str,
+    reviewed: Option<&str>,
 ) -> Result<String, ItemTrustError> {
     let library = Library::load(settings);
     let name = name.strip_prefix('/').unwrap_or(name);
@@ -43,6 +45,18 @@ pub fn trust_item(
     let Some(item) = found else {
         return Err(ItemTrustError::NotFound(not_found(&library, kind, name)));
     };
+    if let Some(reviewed) = reviewed
+        && reviewed != item.digest
+    {
+        return Err(ItemTrustError::NotFound(format!(
+            "the project's {} \"{}\" changed since you reviewed it (it is now {}); review it again with `earshot {} show {}`",
+            kind.as_str(),
+            item.name,
+            item.digest,
+            kind.noun_plural(),
+            item.name
+        )));
+    }
     record_trust(settings, kind.trust_kind(), &item.name, &item.digest)?;
     Ok(item.digest.clone())
 }

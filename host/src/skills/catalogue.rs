@@ -16,6 +16,13 @@ pub const DEFAULT_BUDGET: usize = 8_000;
 /// The most characters of one skill's description (with its `when_to_use`).
 pub const DESCRIPTION_CAP: usize = 1_024;
 
+const HEADER: &str = "<available_skills>\n";
+const FOOTER: &str = "</available_skills>\n";
+/// How many left-out skills the notice names.
+const NOTICE_NAMES: usize = 10;
+/// Room kept for the notice: its words, ten names of at most 64 characters, and the count.
+const NOTICE_ALLOWANCE: usize = 160 + NOTICE_NAMES * 66;
+
 /// One skill as the model is told of it.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct CatalogueEntry {
@@ -57,7 +64,19 @@ impl Catalogue {
             })
             .collect();
         all.sort_by(|a, b| a.name.cmp(&b.name));
-        let mut used = 0;
+        // The whole text counts: the block's two lines and, when anything is left out, the
+        // notice (which names at most NOTICE_NAMES skills).
+        let frame = HEADER.len() + FOOTER.len();
+        let total: usize = all
+            .iter()
+            .map(|entry| entry_line(entry).chars().count())
+            .sum();
+        let mut used = frame
+            + if frame + total > budget {
+                NOTICE_ALLOWANCE
+            } else {
+                0
+            };
         let mut entries = Vec::new();
         let mut left_out = Vec::new();
         for entry in all {
@@ -81,14 +100,26 @@ impl Catalogue {
         self.entries.is_empty() && self.left_out.is_empty()
     }
 
-    /// The notice when skills were left out, else `None`.
+    /// The notice when skills were left out, else `None`: how many, the first few names.
     pub fn notice(&self) -> Option<String> {
         (!self.left_out.is_empty()).then(|| {
+            let named: Vec<&str> = self
+                .left_out
+                .iter()
+                .take(NOTICE_NAMES)
+                .map(String::as_str)
+                .collect();
+            let more = self.left_out.len().saturating_sub(NOTICE_NAMES);
             format!(
-                "{} skill(s) were left out of this list to fit its {}-character budget ({}); the skill tool still loads them by name",
+                "{} skill(s) were left out of this list to fit its {}-character budget ({}{}); the skill tool still loads them by name",
                 self.left_out.len(),
                 self.budget,
-                self.left_out.join(", ")
+                named.join(", "),
+                if more > 0 {
+                    format!(" and {more} more")
+                } else {
+                    String::new()
+                }
             )
         })
     }
@@ -96,11 +127,11 @@ impl Catalogue {
     /// The catalogue as the model reads it: one `<skill>` line each inside `<available_skills>`,
     /// then the notice.
     pub fn text(&self) -> String {
-        let mut text = String::from("<available_skills>\n");
+        let mut text = String::from(HEADER);
         for entry in &self.entries {
             text.push_str(&entry_line(entry));
         }
-        text.push_str("</available_skills>\n");
+        text.push_str(FOOTER);
         if let Some(notice) = self.notice() {
             text.push_str(&notice);
             text.push('\n');
@@ -116,10 +147,51 @@ fn entry_line(entry: &CatalogueEntry) -> String {
     )
 }
 
-/// `text` on one line: escape sequences and control characters removed, runs of whitespace made
-/// one space, at most `cap` characters (cut with `…`).
+/// Characters that render as nothing or reorder what is shown: bidi controls, zero-width
+/// characters, the byte order mark, soft hyphens and Unicode tag characters (which can spell a
+/// whole sentence no terminal shows). Text that reaches the model from a skill or command drops
+/// them, and `show` makes them visible.
+pub fn is_hidden(c: char) -> bool {
+    earshot_terminal_text::is_bidi_override(c)
+        || matches!(
+            c,
+            '\u{ad}'
+                | '\u{200b}'..='\u{200f}'
+                | '\u{202a}'..='\u{202e}'
+                | '\u{2060}'..='\u{2064}'
+                | '\u{2066}'..='\u{2069}'
+                | '\u{feff}'
+                | '\u{e0000}'..='\u{e007f}'
+        )
+}
+
+/// `text` without [`is_hidden`] characters.
+pub fn without_hidden(text: &str) -> String {
+    if !text.chars().any(is_hidden) {
+        return text.to_string();
+    }
+    text.chars().filter(|&c| !is_hidden(c)).collect()
+}
+
+/// `text` with every control and [`is_hidden`] character but newline and tab shown as
+/// `⟦U+XXXX⟧`, for a review that must see what a terminal would not show.
+pub fn visible(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if (c.is_control() && c != '\n' && c != '\t') || is_hidden(c) {
+            out.push_str(&format!("⟦U+{:04X}⟧", c as u32));
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// `text` on one line: escape sequences, control and hidden characters removed, runs of
+/// whitespace made one space, at most `cap` characters (cut with `…`).
 pub fn sanitised_line(text: &str, cap: usize) -> String {
-    let stripped = crate::gate::strip_for_terminal(&text.replace(['\n', '\r', '\t'], " "));
+    let stripped =
+        crate::gate::strip_for_terminal(&without_hidden(&text.replace(['\n', '\r', '\t'], " ")));
     let words: Vec<&str> = stripped.split_whitespace().collect();
     let joined = words.join(" ");
     if joined.chars().count() <= cap {

@@ -11,7 +11,7 @@
 use std::io::Read;
 use std::path::{Component, Path, PathBuf};
 
-use crate::gate::{Action, Gate, Outcome, Prompter};
+use crate::gate::{Action, DecidedBy, Effect, Gate, Outcome, Prompter};
 use crate::settings::Settings;
 
 use super::arguments::{Arguments, Piece, pieces, substitute, uses_arguments};
@@ -21,6 +21,9 @@ use super::shell::run_shell_line;
 
 /// The most bytes of one included file inserted.
 pub const INCLUDE_CAP: usize = 256 << 10;
+
+/// The longest `` !`cmd` `` line run: a permission prompt shows it whole.
+pub const MAX_SHELL_LINE: usize = 500;
 
 /// A command expanded: the text for the model, and what it came from.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
@@ -96,6 +99,11 @@ pub async fn expand_command(
     let item = library
         .slash(&name)
         .ok_or_else(|| unknown(library, &name))?;
+    if item.kind == ItemKind::Skill
+        && let Some(reason) = skill_denied(gate, &item.name)
+    {
+        return Err(ExpandError::NotUsable(format!("/{name}: {reason}")));
+    }
     let (body, _, _) = current_body(item).map_err(ExpandError::NotUsable)?;
     let arguments =
         Arguments::parse(raw_arguments, &item.frontmatter.arguments).map_err(|reason| {
@@ -105,17 +113,31 @@ pub async fn expand_command(
             }
         })?;
     let pieces = pieces(&body);
-    let project = settings
+    // The root resolved once: every include is confined to it.
+    let root = settings
         .project
         .as_ref()
-        .map(|project| project.root.as_path());
+        .and_then(|project| project.root.canonicalize().ok());
     let mut text = String::with_capacity(body.len());
     for piece in &pieces {
         match piece {
-            Piece::Text(part) => text.push_str(&substitute(part, &arguments)),
+            // What no terminal shows does not reach the model (`show` marks it); in a shell line
+            // or a path it is refused instead.
+            Piece::Text(part) => text.push_str(&substitute(
+                &super::catalogue::without_hidden(part),
+                &arguments,
+            )),
             Piece::Include(path) => {
-                let included = include(item, &name, path, project, gate, prompter).await?;
-                text.push_str(&included);
+                include(
+                    &mut text,
+                    item,
+                    &name,
+                    path,
+                    root.as_deref(),
+                    gate,
+                    prompter,
+                )
+                .await?;
             }
             Piece::Shell(line) => {
                 let ran = shell(item, &name, line, &arguments, settings, gate, prompter).await?;
@@ -135,6 +157,22 @@ pub async fn expand_command(
         file: Some(item.file.clone()),
         digest: Some(item.digest.clone()),
         text,
+    })
+}
+
+/// Why a `Skill(name)` deny rule refuses `name`, if one does: a skill the model may not load is
+/// not typed either.
+pub fn skill_denied(gate: &Gate, name: &str) -> Option<String> {
+    let decision = gate.decide_action(&Action::Skill(name));
+    if decision.effect != Effect::Deny {
+        return None;
+    }
+    Some(match decision.decided_by {
+        DecidedBy::Rule { rule, file, .. } => format!(
+            "Skill({name}) is denied by the rule \"{rule}\" in {}",
+            file.display()
+        ),
+        _ => format!("Skill({name}) is denied"),
     })
 }
 
@@ -167,11 +205,27 @@ fn unknown(library: &Library, name: &str) -> ExpandError {
 }
 
 /// The file `written` names, confined to the project: its canonical path and its path
-/// relative to the project root (`/`-separated).
+/// relative to the project root (`/`-separated); `None` when there is no such file (or it is a
+/// folder): then `@text` was not meant as an include (`npm i @types/node`) and stays as written.
 ///
 /// # Errors
-/// Why it is refused.
-pub fn resolve_include(project: &Path, written: &str) -> Result<(PathBuf, String), String> {
+/// Why it is refused: an absolute path, `..`, a link out of the project, a fifo or device,
+/// hidden characters.
+pub fn resolve_include(project: &Path, written: &str) -> Result<Option<(PathBuf, String)>, String> {
+    let root = project
+        .canonicalize()
+        .map_err(|error| format!("the project root cannot be read: {error}"))?;
+    resolve_in_root(&root, written)
+}
+
+/// [`resolve_include`] under `root`, already canonical.
+fn resolve_in_root(root: &Path, written: &str) -> Result<Option<(PathBuf, String)>, String> {
+    if written
+        .chars()
+        .any(|c| c.is_control() || super::catalogue::is_hidden(c))
+    {
+        return Err("the path holds control or invisible characters".into());
+    }
     if written.starts_with('/') || written.starts_with('~') || written.contains('\\') {
         return Err("only a path relative to the project root is included".into());
     }
@@ -182,69 +236,81 @@ pub fn resolve_include(project: &Path, written: &str) -> Result<(PathBuf, String
     {
         return Err("a path with .. is not included; name the file from the project root".into());
     }
-    let root = project
-        .canonicalize()
-        .map_err(|error| format!("the project root cannot be read: {error}"))?;
-    let target = root
-        .join(path)
-        .canonicalize()
-        .map_err(|_| "there is no such file in the project".to_string())?;
+    let Ok(target) = root.join(path).canonicalize() else {
+        return Ok(None);
+    };
     let relative = target
-        .strip_prefix(&root)
+        .strip_prefix(root)
         .map_err(|_| "it leads out of the project through a symbolic link".to_string())?;
-    if !target.is_file() {
-        return Err("it is not a file".into());
+    let meta = std::fs::metadata(&target).map_err(|error| format!("it cannot be read: {error}"))?;
+    if meta.is_dir() {
+        return Ok(None);
+    }
+    if !meta.is_file() {
+        return Err("it is not a regular file (a fifo, socket or device)".into());
     }
     let relative = relative
         .components()
         .map(|part| part.as_os_str().to_string_lossy().into_owned())
         .collect::<Vec<_>>()
         .join("/");
-    Ok((target, relative))
+    Ok(Some((target, relative)))
 }
 
+/// Includes `written` into `out`: confined, gated as `Read(path)`, read once and copied once
+/// (the fence and the label check are one scan of the bytes read). A path that names no file
+/// stays as written.
 async fn include(
+    out: &mut String,
     item: &LoadedItem,
     name: &str,
     written: &str,
-    project: Option<&Path>,
+    root: Option<&Path>,
     gate: &Gate,
     prompter: &dyn Prompter,
-) -> Result<String, ExpandError> {
+) -> Result<(), ExpandError> {
     let refuse = |reason: String| ExpandError::Include {
         command: name.to_string(),
         path: written.to_string(),
         reason,
     };
-    let project =
-        project.ok_or_else(|| refuse("there is no project to include files from".into()))?;
-    let (target, relative) = resolve_include(project, written).map_err(refuse)?;
+    let root = root.ok_or_else(|| refuse("there is no project to include files from".into()))?;
+    let Some((target, relative)) = resolve_in_root(root, written).map_err(refuse)? else {
+        out.push('@');
+        out.push_str(written);
+        return Ok(());
+    };
     let action = Action::Read(&relative);
-    let title = format!("/{name} includes a file for the model");
-    let detail = format!(
-        "{} file: {} | reads: {relative}",
-        item.kind.as_str(),
-        item.file.display()
-    );
-    if let Outcome::Denied(reason) = gate
-        .authorize_action(&action, &title, &detail, prompter)
-        .await
-    {
-        return Err(refuse(reason));
+    // The prompt's text is built only when the rules leave it to ask.
+    if gate.decide_action(&action).effect != Effect::Allow {
+        let title = format!("/{name} includes a file for the model");
+        let detail = format!(
+            "{} file: {} | reads: {relative}",
+            item.kind.as_str(),
+            item.file.display()
+        );
+        if let Outcome::Denied(reason) = gate
+            .authorize_action(&action, &title, &detail, prompter)
+            .await
+        {
+            return Err(refuse(reason));
+        }
     }
     let (bytes, size) = read_capped(&target).map_err(refuse)?;
-    let mut content = String::from_utf8(bytes)
+    let content = String::from_utf8(bytes)
         .map_err(|_| refuse("it is not UTF-8 text; only text files are included".into()))?;
+    out.reserve(content.len() + relative.len() + 128);
+    out.push_str("<included-file path=\"");
+    out.push_str(&attribute(&relative));
+    out.push_str("\">\n");
+    push_fenced(out, &content);
     if size > INCLUDE_CAP as u64 {
-        content.push_str(&format!(
-            "\n[truncated: the file is {size} bytes; the first {INCLUDE_CAP} are shown]"
+        out.push_str(&format!(
+            "[truncated: the file is {size} bytes; the first {INCLUDE_CAP} are shown]\n"
         ));
     }
-    Ok(format!(
-        "<included-file path=\"{}\">\n{}</included-file>",
-        attribute(&relative),
-        fenced(&content)
-    ))
+    out.push_str("</included-file>");
+    Ok(())
 }
 
 /// Up to [`INCLUDE_CAP`] bytes of `path` (cut back to a character boundary), and its size;
@@ -258,7 +324,7 @@ fn read_capped(path: &Path) -> Result<(Vec<u8>, u64), String> {
         .open(path)
         .map_err(|error| format!("it cannot be read: {error}"))?;
     let size = file.metadata().map(|meta| meta.len()).unwrap_or_default();
-    let mut bytes = Vec::new();
+    let mut bytes = Vec::with_capacity(size.min(INCLUDE_CAP as u64) as usize + 1);
     file.take(INCLUDE_CAP as u64)
         .read_to_end(&mut bytes)
         .map_err(|error| format!("it cannot be read: {error}"))?;
@@ -300,6 +366,20 @@ async fn shell(
         shell: crate::gate::sanitise_for_terminal(line, 200),
         reason,
     };
+    if line
+        .chars()
+        .any(|c| c.is_control() || super::catalogue::is_hidden(c))
+    {
+        return Err(refuse(
+            "it holds control or invisible characters, so no prompt could show it as it would run"
+                .into(),
+        ));
+    }
+    if line.chars().count() > MAX_SHELL_LINE {
+        return Err(refuse(format!(
+            "it is longer than {MAX_SHELL_LINE} characters, more than a prompt shows whole; put it in a script"
+        )));
+    }
     if let Some(file) = shell_disabled_by(settings) {
         return Err(refuse(format!(
             "shell lines in commands are turned off by disableCommandShell in {}",
@@ -340,12 +420,15 @@ async fn shell(
         output.push_str("[stderr]\n");
         output.push_str(&ran.stderr);
     }
-    Ok(format!(
-        "<command-output command=\"{}\" status=\"{}\">\n{}</command-output>",
-        attribute(line),
-        attribute(&ran.ended),
-        fenced(&output)
-    ))
+    let mut text = String::with_capacity(output.len() + line.len() + 96);
+    text.push_str("<command-output command=\"");
+    text.push_str(&attribute(line));
+    text.push_str("\" status=\"");
+    text.push_str(&attribute(&ran.ended));
+    text.push_str("\">\n");
+    push_fenced(&mut text, &output);
+    text.push_str("</command-output>");
+    Ok(text)
 }
 
 /// `text` fit for a double-quoted label attribute: one line, `"`, `&`, `<`, `>` escaped.
@@ -355,40 +438,99 @@ fn attribute(text: &str) -> String {
 
 /// `content` in a Markdown fence longer than any backtick run inside it, with every label
 /// earshot uses neutralised, so the content cannot end its own block.
+#[cfg(test)]
 fn fenced(content: &str) -> String {
-    let longest = content
-        .split(|c| c != '`')
-        .map(str::len)
-        .max()
-        .unwrap_or_default();
-    let fence = "`".repeat(longest.max(2) + 1);
-    let mut body = neutralise_labels(content);
-    if !body.ends_with('\n') {
-        body.push('\n');
+    let mut out = String::with_capacity(content.len() + 16);
+    push_fenced(&mut out, content);
+    out
+}
+
+/// [`fenced`], appended to `out`: one scan finds the longest backtick run and whether any `<`
+/// needs escaping, and the content is copied once.
+fn push_fenced(out: &mut String, content: &str) {
+    let bytes = content.as_bytes();
+    let (mut longest, mut labels) = (0, false);
+    for at in memchr::memchr2_iter(b'`', b'<', bytes) {
+        if bytes[at] == b'<' {
+            labels = labels || opens_label(&bytes[at + 1..]);
+        } else if at == 0 || bytes[at - 1] != b'`' {
+            let run = bytes[at..].iter().take_while(|&&b| b == b'`').count();
+            longest = longest.max(run);
+        }
     }
-    format!("{fence}\n{body}{fence}\n")
+    let fence = "`".repeat(longest.max(2) + 1);
+    out.push_str(&fence);
+    out.push('\n');
+    if labels {
+        push_neutralised(out, content);
+    } else {
+        out.push_str(content);
+    }
+    if !content.ends_with('\n') {
+        out.push('\n');
+    }
+    out.push_str(&fence);
+    out.push('\n');
 }
 
 /// The labels earshot wraps data in.
 const LABELS: &[&str] = &["included-file", "command-output", "skill", "skill-file"];
 
+/// Whether the bytes after a `<` name one of earshot's labels (`included-file`, `/skill`, in
+/// any case), so that `<` would open or close it.
+fn opens_label(after: &[u8]) -> bool {
+    let mut rest = after;
+    while let [b'/', tail @ ..] = rest {
+        rest = tail;
+    }
+    LABELS.iter().any(|label| {
+        rest.len() >= label.len()
+            && rest[..label.len()].eq_ignore_ascii_case(label.as_bytes())
+            && !rest
+                .get(label.len())
+                .is_some_and(|&b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+    })
+}
+
 /// `text` with `<` escaped wherever it would open or close one of earshot's labels.
 pub fn neutralise_labels(text: &str) -> String {
-    let lowered = text.to_ascii_lowercase();
     let mut out = String::with_capacity(text.len());
+    push_neutralised(&mut out, text);
+    out
+}
+
+/// Appends `text` to `out` with `<` escaped wherever it would open or close one of earshot's
+/// labels (in any case: `</Included-File`).
+fn push_neutralised(out: &mut String, text: &str) {
+    let bytes = text.as_bytes();
     let mut last = 0;
-    for (at, _) in lowered.match_indices('<') {
-        let rest = lowered[at + 1..].trim_start_matches('/');
-        if LABELS.iter().any(|label| {
-            rest.starts_with(label)
-                && !rest[label.len()..]
-                    .starts_with(|c: char| c.is_ascii_alphanumeric() || c == '-' || c == '_')
-        }) {
+    for at in memchr::memchr_iter(b'<', bytes) {
+        if opens_label(&bytes[at + 1..]) {
             out.push_str(&text[last..at]);
             out.push_str("&lt;");
             last = at + 1;
         }
     }
     out.push_str(&text[last..]);
-    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn labels_are_neutralised_in_any_case_and_nothing_else_is() {
+        assert_eq!(
+            neutralise_labels(
+                "a </included-file> <Command-Output x> </SKILL> <skills> <b> é<skill-file"
+            ),
+            "a &lt;/included-file> &lt;Command-Output x> &lt;/SKILL> <skills> <b> é&lt;skill-file"
+        );
+    }
+
+    #[test]
+    fn the_fence_is_longer_than_any_backtick_run() {
+        assert_eq!(fenced("x"), "```\nx\n```\n");
+        assert_eq!(fenced("a ```` b\n"), "`````\na ```` b\n`````\n");
+    }
 }

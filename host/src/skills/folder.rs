@@ -27,7 +27,8 @@ pub struct FolderFile {
 /// A skill folder's files (sorted by path) and their digest.
 #[derive(Debug, Clone)]
 pub struct FolderContents {
-    /// Every file, sorted by path; nothing under `.git` or `node_modules`.
+    /// Every file, sorted by path (for the user's own skill, nothing under `.git` or
+    /// `node_modules`).
     pub files: Vec<FolderFile>,
     /// `sha256:…` over every path and its bytes.
     pub digest: String,
@@ -43,12 +44,27 @@ impl FolderContents {
     }
 }
 
-/// Reads every file under `folder`. With `follow_links` false (a project's skill) a symbolic
-/// link anywhere makes the whole folder refused.
+/// Reads every file under `folder`.
+///
+/// A project's skill (`follow_links` false) is read whole: every file counts in its digest,
+/// `.git` and `node_modules` included, and a symbolic link, a fifo, a socket or a device
+/// anywhere makes the folder refused. The user's own skill may hold links, but only to files
+/// inside its own folder (a link to `~/.ssh/id_rsa` or `/proc/self/environ` would hand the model
+/// what no `Read` rule was asked about), and its `.git` and `node_modules` are skipped.
 ///
 /// # Errors
-/// One phrase: a link, too many files or bytes, a folder too deep, or a read that failed.
+/// One phrase: a link, a special file, too many files or bytes, a folder too deep, or a read
+/// that failed.
 pub fn read_folder(folder: &Path, follow_links: bool) -> Result<FolderContents, String> {
+    let inside = if follow_links {
+        Some(
+            folder
+                .canonicalize()
+                .map_err(|error| format!("{} cannot be read: {error}", folder.display()))?,
+        )
+    } else {
+        None
+    };
     let mut files = Vec::new();
     let mut total = 0u64;
     let mut stack = vec![(folder.to_path_buf(), String::new(), 0usize)];
@@ -63,20 +79,29 @@ pub fn read_folder(folder: &Path, follow_links: bool) -> Result<FolderContents, 
             let file_type = entry
                 .file_type()
                 .map_err(|error| format!("{}: {error}", path.display()))?;
-            let (is_dir, is_file) = if file_type.is_symlink() {
-                if !follow_links {
+            let (is_dir, is_file) = match &inside {
+                None if file_type.is_symlink() => {
                     return Err(format!(
                         "{relative} is a symbolic link; a project's skill may hold none"
                     ));
                 }
-                let meta =
-                    std::fs::metadata(&path).map_err(|error| format!("{relative}: {error}"))?;
-                (meta.is_dir(), meta.is_file())
-            } else {
-                (file_type.is_dir(), file_type.is_file())
+                Some(inside) if file_type.is_symlink() => {
+                    let target = path
+                        .canonicalize()
+                        .map_err(|error| format!("{relative}: {error}"))?;
+                    if !target.starts_with(inside) {
+                        return Err(format!(
+                            "{relative} is a symbolic link out of the skill's folder"
+                        ));
+                    }
+                    let meta = std::fs::metadata(&target)
+                        .map_err(|error| format!("{relative}: {error}"))?;
+                    (meta.is_dir(), meta.is_file())
+                }
+                _ => (file_type.is_dir(), file_type.is_file()),
             };
             if is_dir {
-                if name == ".git" || name == "node_modules" {
+                if follow_links && (name == ".git" || name == "node_modules") {
                     continue;
                 }
                 if depth + 1 > super::discovery::MAX_DEPTH {
@@ -90,7 +115,8 @@ pub fn read_folder(folder: &Path, follow_links: bool) -> Result<FolderContents, 
                 if files.len() >= MAX_FILES {
                     return Err(format!("it holds more than {MAX_FILES} files"));
                 }
-                let bytes = std::fs::read(&path).map_err(|error| format!("{relative}: {error}"))?;
+                let bytes = read_no_follow(&path, follow_links)
+                    .map_err(|error| format!("{relative}: {error}"))?;
                 total += bytes.len() as u64;
                 if total > MAX_BYTES {
                     return Err(format!("it holds more than {} MiB", MAX_BYTES >> 20));
@@ -99,8 +125,12 @@ pub fn read_folder(folder: &Path, follow_links: bool) -> Result<FolderContents, 
                     path: relative,
                     bytes,
                 });
+            } else if !follow_links {
+                return Err(format!(
+                    "{relative} is not a regular file (a fifo, socket or device); a project's skill may hold none"
+                ));
             }
-            // Sockets, fifos and devices are neither read nor counted.
+            // The user's own fifos, sockets and devices are neither read nor counted.
         }
     }
     files.sort_by(|a, b| a.path.cmp(&b.path));
@@ -135,5 +165,20 @@ pub fn read_file(path: &Path, follow_links: bool) -> Result<Vec<u8>, String> {
             bytes.len()
         ));
     }
+    Ok(bytes)
+}
+
+/// Reads `path`; unless `follow_links`, opened so that a link swapped in after the walk looked
+/// is refused rather than followed.
+fn read_no_follow(path: &Path, follow_links: bool) -> std::io::Result<Vec<u8>> {
+    use std::io::Read as _;
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    if !follow_links {
+        std::os::unix::fs::OpenOptionsExt::custom_flags(&mut options, libc::O_NOFOLLOW);
+    }
+    let mut bytes = Vec::new();
+    options.open(path)?.read_to_end(&mut bytes)?;
     Ok(bytes)
 }

@@ -4,8 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::settings::Settings;
-use crate::trust::{TrustKind, TrustState, digest_of, trust_state};
+use crate::trust::{TrustJudge, TrustKind, TrustState, digest_of};
 
 use super::folder::{FolderContents, MAX_FILE_BYTES, read_file, read_folder};
 use super::frontmatter::{Document, Frontmatter, parse_document};
@@ -82,6 +81,8 @@ pub struct Problem {
     pub line: Option<usize>,
     /// What is wrong, and what to do when that is not obvious.
     pub message: String,
+    /// Whether it was found looking for skills or commands (`None`: not known).
+    pub kind: Option<ItemKind>,
 }
 
 impl Problem {
@@ -91,6 +92,7 @@ impl Problem {
             path: path.to_path_buf(),
             line,
             message: message.to_string(),
+            kind: None,
         }
     }
 }
@@ -162,7 +164,7 @@ impl LoadedItem {
 
 /// The trust state of an item of `origin` whose digest is `digest`.
 fn trust_of(
-    settings: &Settings,
+    judge: &TrustJudge<'_>,
     kind: ItemKind,
     origin: ItemOrigin,
     name: &str,
@@ -170,7 +172,7 @@ fn trust_of(
 ) -> TrustState {
     match origin {
         ItemOrigin::User => TrustState::Trusted,
-        ItemOrigin::Project => trust_state(settings, kind.trust_kind(), name, digest),
+        ItemOrigin::Project => judge.judge(kind.trust_kind(), name, digest),
     }
 }
 
@@ -180,7 +182,7 @@ fn trust_of(
 /// # Errors
 /// The [`Problem`] that keeps it from loading.
 pub fn load_skill(
-    settings: &Settings,
+    judge: &TrustJudge<'_>,
     folder: &Path,
     origin: ItemOrigin,
 ) -> Result<(LoadedItem, FolderContents), Problem> {
@@ -248,7 +250,7 @@ pub fn load_skill(
             ),
         ));
     }
-    let trust = trust_of(settings, ItemKind::Skill, origin, &name, &contents.digest);
+    let trust = trust_of(judge, ItemKind::Skill, origin, &name, &contents.digest);
     let files = contents
         .files
         .iter()
@@ -319,6 +321,17 @@ pub fn command_name(root: &Path, file: &Path) -> Result<String, Problem> {
             Problem::new(file, None, &format!("not loaded: {why} (rename the file)"))
         })?;
     }
+    if parts.len() > 1 && matches!(parts[0].as_str(), "project" | "mcp") {
+        return Err(Problem::new(
+            file,
+            None,
+            &format!(
+                "not loaded: /{}: is earshot's own namespace; move the file out of {}/",
+                parts[0], parts[0]
+            ),
+        ));
+    }
+
     Ok(parts.join(":"))
 }
 
@@ -327,7 +340,7 @@ pub fn command_name(root: &Path, file: &Path) -> Result<String, Problem> {
 /// # Errors
 /// The [`Problem`] that keeps it from loading.
 pub fn load_command(
-    settings: &Settings,
+    judge: &TrustJudge<'_>,
     root: &Path,
     file: &Path,
     origin: ItemOrigin,
@@ -344,7 +357,7 @@ pub fn load_command(
     })?;
     let document = parse(file, &text)?;
     let digest = digest_of(text.as_bytes());
-    let trust = trust_of(settings, ItemKind::Command, origin, &name, &digest);
+    let trust = trust_of(judge, ItemKind::Command, origin, &name, &digest);
     let item = LoadedItem {
         kind: ItemKind::Command,
         name,

@@ -10,6 +10,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use crate::settings::Settings;
+use crate::trust::TrustJudge;
 
 use super::discovery::{Root, home_dir, roots, walk};
 use super::item::{ItemKind, ItemOrigin, LoadedItem, Problem, load_command, load_skill};
@@ -56,26 +57,43 @@ impl Library {
             .project
             .as_ref()
             .map(|project| project.root.as_path());
+        let judge = TrustJudge::new(settings);
         for root in roots {
-            library.load_root(settings, root, project_root);
+            library.load_root(&judge, root, project_root);
         }
         library.assign_names();
+        for problem in library
+            .problems
+            .iter_mut()
+            .filter(|problem| problem.kind.is_none())
+        {
+            problem.kind = library
+                .items
+                .iter()
+                .find(|item| item.file == problem.path)
+                .map(|item| item.kind);
+        }
         library
     }
 
-    fn load_root(&mut self, settings: &Settings, root: &Root, project_root: Option<&Path>) {
+    fn load_root(&mut self, judge: &TrustJudge<'_>, root: &Root, project_root: Option<&Path>) {
         let found = walk(root, project_root);
-        self.problems.extend(found.problems);
+        let of_kind = |mut problem: Problem| {
+            problem.kind = Some(root.kind);
+            problem
+        };
+        self.problems
+            .extend(found.problems.into_iter().map(of_kind));
         for path in found.paths {
             let loaded = match root.kind {
-                ItemKind::Skill => load_skill(settings, &path, root.origin).map(|(item, _)| item),
+                ItemKind::Skill => load_skill(judge, &path, root.origin).map(|(item, _)| item),
                 ItemKind::Command => {
-                    load_command(settings, &root.path, &path, root.origin).map(|(item, _)| item)
+                    load_command(judge, &root.path, &path, root.origin).map(|(item, _)| item)
                 }
             };
             match loaded {
                 Ok(item) => self.items.push(item),
-                Err(problem) => self.problems.push(problem),
+                Err(problem) => self.problems.push(of_kind(problem)),
             }
         }
     }
@@ -161,6 +179,16 @@ impl Library {
     /// What was found but not loaded (or not given a name), each at `file:line`.
     pub fn problems(&self) -> &[Problem] {
         &self.problems
+    }
+
+    /// The problems found looking for `kind` (and those of either kind), each line once.
+    pub fn problems_of(&self, kind: ItemKind) -> Vec<&Problem> {
+        let mut seen = std::collections::BTreeSet::new();
+        self.problems
+            .iter()
+            .filter(|problem| problem.kind.is_none_or(|of| of == kind))
+            .filter(|problem| seen.insert(problem.to_string()))
+            .collect()
     }
 
     /// The skill the model means by `name`: active, and winning its name.

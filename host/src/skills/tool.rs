@@ -7,7 +7,7 @@
 
 use serde_json::{Value, json};
 
-use super::catalogue::{Catalogue, escaped};
+use super::catalogue::{Catalogue, escaped, without_hidden};
 use super::expand::neutralise_labels;
 use super::item::{LoadedItem, current_body};
 
@@ -93,7 +93,7 @@ pub fn respond(item: &LoadedItem, request: &SkillRequest) -> Result<String, Stri
         None => {
             let mut text = format!(
                 "<skill {header}>\n{}\n</skill>\n",
-                neutralise_labels(body.trim_end())
+                neutralise_labels(&without_hidden(body.trim_end()))
             );
             if !item.files.is_empty() {
                 text.push_str(&format!(
@@ -156,7 +156,7 @@ pub fn respond(item: &LoadedItem, request: &SkillRequest) -> Result<String, Stri
             let mut text = format!(
                 "<skill-file {header} path=\"{}\">\n{}\n</skill-file>\n",
                 escaped(path),
-                neutralise_labels(text.trim_end())
+                neutralise_labels(&without_hidden(text.trim_end()))
             );
             if size > FILE_CAP {
                 text.push_str(&format!(

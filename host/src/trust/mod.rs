@@ -20,7 +20,9 @@ mod written;
 
 pub use grants::{RuleFile, allow_rule_signed, write_rule};
 pub use key::{CacheKey, KEY_FILE, TrustError, TrustKey};
-pub use record::{RecordError, TrustKind, TrustState, record_trust, remove_trust, trust_state};
+pub use record::{
+    RecordError, TrustJudge, TrustKind, TrustState, record_trust, remove_trust, trust_state,
+};
 pub use source::{TrustSourceError, current_digest, trust_source};
 pub use written::{record_written, written_by_earshot};
 

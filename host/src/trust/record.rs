@@ -118,60 +118,78 @@ pub fn trust_state(
     name: &str,
     digest: &str,
 ) -> TrustState {
-    let kind = kind.into();
-    if settings.local_file_refused() {
-        return TrustState::LocalFileNotYours;
-    }
-    let Some(project) = &settings.project else {
-        return TrustState::NotTrusted;
-    };
-    let record = settings
-        .file(Layer::Local)
-        .and_then(|file| file.value.as_ref())
-        .and_then(|value| record_path(value, kind, name));
-    let Some(record) = record else {
-        return TrustState::NotTrusted;
-    };
-    let field = |key: &str| record.get(key).and_then(Value::as_str).unwrap_or_default();
-    let key = match settings.user_config_dir.as_deref().map(TrustKey::load) {
-        None => {
-            return TrustState::KeyUnavailable {
+    TrustJudge::new(settings).judge(kind, name, digest)
+}
+
+/// Judges many records of one project with the user's key read once (a session with hundreds of
+/// project skills would otherwise read the key file for each).
+pub struct TrustJudge<'a> {
+    settings: &'a Settings,
+    key: Result<TrustKey, TrustState>,
+}
+
+impl<'a> TrustJudge<'a> {
+    /// Reads the user's key for judging records of `settings`' project.
+    pub fn new(settings: &'a Settings) -> TrustJudge<'a> {
+        let key = match settings.user_config_dir.as_deref().map(TrustKey::load) {
+            None => Err(TrustState::KeyUnavailable {
                 reason: TrustError::NoConfigDir.to_string(),
-            };
-        }
-        Some(Err(error)) => {
-            return TrustState::KeyUnavailable {
+            }),
+            Some(Err(error)) => Err(TrustState::KeyUnavailable {
                 reason: error.to_string(),
-            };
-        }
-        Some(Ok(None)) => {
-            return TrustState::KeyUnavailable {
+            }),
+            Some(Ok(None)) => Err(TrustState::KeyUnavailable {
                 reason: "there is no trust key on this machine, so this record was made elsewhere"
                     .into(),
+            }),
+            Some(Ok(Some(key))) => Ok(key),
+        };
+        TrustJudge { settings, key }
+    }
+
+    /// As [`trust_state`].
+    pub fn judge(&self, kind: impl Into<TrustKind>, name: &str, digest: &str) -> TrustState {
+        let kind = kind.into();
+        let settings = self.settings;
+        if settings.local_file_refused() {
+            return TrustState::LocalFileNotYours;
+        }
+        let Some(project) = &settings.project else {
+            return TrustState::NotTrusted;
+        };
+        let record = settings
+            .file(Layer::Local)
+            .and_then(|file| file.value.as_ref())
+            .and_then(|value| record_path(value, kind, name));
+        let Some(record) = record else {
+            return TrustState::NotTrusted;
+        };
+        let field = |key: &str| record.get(key).and_then(Value::as_str).unwrap_or_default();
+        let key = match &self.key {
+            Ok(key) => key,
+            Err(state) => return state.clone(),
+        };
+        let made_for = field("project");
+        if Path::new(made_for) != project.root {
+            return TrustState::OtherClone {
+                made_for: made_for.to_string(),
             };
         }
-        Some(Ok(Some(key))) => key,
-    };
-    let made_for = field("project");
-    if Path::new(made_for) != project.root {
-        return TrustState::OtherClone {
-            made_for: made_for.to_string(),
-        };
+        let recorded_digest = field("digest");
+        if !key.verify(
+            &project.root,
+            kind.noun(),
+            name,
+            recorded_digest,
+            field("signature"),
+        ) {
+            return TrustState::NotSignedByYou;
+        }
+        if recorded_digest != digest {
+            return TrustState::Changed;
+        }
+        TrustState::Trusted
     }
-    let recorded_digest = field("digest");
-    if !key.verify(
-        &project.root,
-        kind.noun(),
-        name,
-        recorded_digest,
-        field("signature"),
-    ) {
-        return TrustState::NotSignedByYou;
-    }
-    if recorded_digest != digest {
-        return TrustState::Changed;
-    }
-    TrustState::Trusted
 }
 
 /// Why `trust`/`untrust` failed.

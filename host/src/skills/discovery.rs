@@ -131,11 +131,6 @@ pub fn walk(root: &Root, project_root: Option<&Path>) -> Found {
             ));
             break;
         }
-        let Ok(entries) = std::fs::read_dir(&folder) else {
-            continue;
-        };
-        let mut entries: Vec<_> = entries.filter_map(Result::ok).collect();
-        entries.sort_by_key(|entry| entry.file_name());
         if root.kind == ItemKind::Skill && depth > 0 {
             let skill_md = folder.join("SKILL.md");
             if let Ok(meta) = std::fs::symlink_metadata(&skill_md) {
@@ -152,6 +147,11 @@ pub fn walk(root: &Root, project_root: Option<&Path>) -> Found {
                 continue;
             }
         }
+        let Ok(entries) = std::fs::read_dir(&folder) else {
+            continue;
+        };
+        let mut entries: Vec<_> = entries.filter_map(Result::ok).collect();
+        entries.sort_by_key(|entry| entry.file_name());
         let mut subfolders = Vec::new();
         for entry in entries {
             let path = entry.path();

@@ -236,12 +236,33 @@ fn resolve_in_root(root: &Path, written: &str) -> Result<Option<(PathBuf, String
     {
         return Err("a path with .. is not included; name the file from the project root".into());
     }
-    let Ok(target) = root.join(path).canonicalize() else {
-        return Ok(None);
+    // Walk down from the root without following anything: a path of plain folders and a file
+    // (the usual case) costs one lstat a part, not a realpath of the whole absolute path. Only
+    // a link on the way is resolved, and then it must stay inside the root.
+    let mut walked = root.to_path_buf();
+    let mut linked = false;
+    for part in path.components() {
+        let Component::Normal(part) = part else {
+            continue;
+        };
+        walked.push(part);
+        match std::fs::symlink_metadata(&walked) {
+            Ok(meta) if meta.file_type().is_symlink() => linked = true,
+            Ok(_) => {}
+            Err(_) => return Ok(None),
+        }
+    }
+    let target = if linked {
+        let Ok(target) = walked.canonicalize() else {
+            return Ok(None);
+        };
+        if !target.starts_with(root) {
+            return Err("it leads out of the project through a symbolic link".into());
+        }
+        target
+    } else {
+        walked
     };
-    let relative = target
-        .strip_prefix(root)
-        .map_err(|_| "it leads out of the project through a symbolic link".to_string())?;
     let meta = std::fs::metadata(&target).map_err(|error| format!("it cannot be read: {error}"))?;
     if meta.is_dir() {
         return Ok(None);
@@ -249,7 +270,9 @@ fn resolve_in_root(root: &Path, written: &str) -> Result<Option<(PathBuf, String
     if !meta.is_file() {
         return Err("it is not a regular file (a fifo, socket or device)".into());
     }
-    let relative = relative
+    let relative = target
+        .strip_prefix(root)
+        .map_err(|_| "it leads out of the project".to_string())?
         .components()
         .map(|part| part.as_os_str().to_string_lossy().into_owned())
         .collect::<Vec<_>>()

@@ -56,15 +56,8 @@ impl FolderContents {
 /// One phrase: a link, a special file, too many files or bytes, a folder too deep, or a read
 /// that failed.
 pub fn read_folder(folder: &Path, follow_links: bool) -> Result<FolderContents, String> {
-    let inside = if follow_links {
-        Some(
-            folder
-                .canonicalize()
-                .map_err(|error| format!("{} cannot be read: {error}", folder.display()))?,
-        )
-    } else {
-        None
-    };
+    // The folder's real path, found when the first link needs it (most skills have none).
+    let mut inside: Option<std::path::PathBuf> = None;
     let mut files = Vec::new();
     let mut total = 0u64;
     let mut stack = vec![(folder.to_path_buf(), String::new(), 0usize)];
@@ -79,17 +72,23 @@ pub fn read_folder(folder: &Path, follow_links: bool) -> Result<FolderContents, 
             let file_type = entry
                 .file_type()
                 .map_err(|error| format!("{}: {error}", path.display()))?;
-            let (is_dir, is_file) = match &inside {
-                None if file_type.is_symlink() => {
+            let (is_dir, is_file) = match file_type.is_symlink() {
+                true if !follow_links => {
                     return Err(format!(
                         "{relative} is a symbolic link; a project's skill may hold none"
                     ));
                 }
-                Some(inside) if file_type.is_symlink() => {
+                true => {
+                    let inside = match &inside {
+                        Some(inside) => inside,
+                        None => inside.insert(folder.canonicalize().map_err(|error| {
+                            format!("{} cannot be read: {error}", folder.display())
+                        })?),
+                    };
                     let target = path
                         .canonicalize()
                         .map_err(|error| format!("{relative}: {error}"))?;
-                    if !target.starts_with(inside) {
+                    if !target.starts_with(&*inside) {
                         return Err(format!(
                             "{relative} is a symbolic link out of the skill's folder"
                         ));
@@ -115,7 +114,7 @@ pub fn read_folder(folder: &Path, follow_links: bool) -> Result<FolderContents, 
                 if files.len() >= MAX_FILES {
                     return Err(format!("it holds more than {MAX_FILES} files"));
                 }
-                let bytes = read_no_follow(&path, follow_links)
+                let bytes = read_no_follow(&path, follow_links, MAX_BYTES - total + 1)
                     .map_err(|error| format!("{relative}: {error}"))?;
                 total += bytes.len() as u64;
                 if total > MAX_BYTES {
@@ -153,24 +152,23 @@ pub fn read_folder(folder: &Path, follow_links: bool) -> Result<FolderContents, 
 /// # Errors
 /// One phrase saying why.
 pub fn read_file(path: &Path, follow_links: bool) -> Result<Vec<u8>, String> {
-    let meta = std::fs::symlink_metadata(path).map_err(|error| error.to_string())?;
-    if meta.file_type().is_symlink() && !follow_links {
-        return Err("is a symbolic link; links are not followed inside the project".into());
-    }
-    let bytes = std::fs::read(path).map_err(|error| error.to_string())?;
+    let bytes = read_no_follow(path, follow_links, MAX_FILE_BYTES + 1).map_err(|error| {
+        if error.raw_os_error() == Some(libc::ELOOP) {
+            "is a symbolic link; links are not followed inside the project".to_string()
+        } else {
+            error.to_string()
+        }
+    })?;
     if bytes.len() as u64 > MAX_FILE_BYTES {
-        return Err(format!(
-            "is larger than {} KiB ({} bytes)",
-            MAX_FILE_BYTES >> 10,
-            bytes.len()
-        ));
+        return Err(format!("is larger than {} KiB", MAX_FILE_BYTES >> 10));
     }
     Ok(bytes)
 }
 
 /// Reads `path`; unless `follow_links`, opened so that a link swapped in after the walk looked
 /// is refused rather than followed.
-fn read_no_follow(path: &Path, follow_links: bool) -> std::io::Result<Vec<u8>> {
+/// At most `limit` bytes are read, so a huge file costs no more than the cap it breaks.
+fn read_no_follow(path: &Path, follow_links: bool, limit: u64) -> std::io::Result<Vec<u8>> {
     use std::io::Read as _;
     let mut options = std::fs::OpenOptions::new();
     options.read(true);
@@ -178,7 +176,9 @@ fn read_no_follow(path: &Path, follow_links: bool) -> std::io::Result<Vec<u8>> {
     if !follow_links {
         std::os::unix::fs::OpenOptionsExt::custom_flags(&mut options, libc::O_NOFOLLOW);
     }
-    let mut bytes = Vec::new();
-    options.open(path)?.read_to_end(&mut bytes)?;
+    let file = options.open(path)?;
+    let size = file.metadata().map(|meta| meta.len()).unwrap_or_default();
+    let mut bytes = Vec::with_capacity(size.min(limit) as usize);
+    file.take(limit).read_to_end(&mut bytes)?;
     Ok(bytes)
 }

@@ -240,7 +240,7 @@ fn process_floor(big: &Fixture) {
         command.arg("--version").stdout(Stdio::null());
         command
     };
-    const RUNS: usize = 10;
+    const RUNS: usize = 20;
     let (mut demo_ratios, mut big_ratios, mut floors) = (Vec::new(), Vec::new(), Vec::new());
     for round in 0..ROUNDS {
         let mut sides = [Duration::ZERO; 3];
@@ -284,6 +284,12 @@ fn includes(root: &Path) {
         "---\ndescription: Review three files\n---\nReview these:\n@src/lib.rs\n@src/main.rs\n@README.md\nFocus on $ARGUMENTS.\n",
     )
     .unwrap();
+    // The same command with its paths as plain words: what an expansion costs besides the files.
+    std::fs::write(
+        config.join("commands/plain.md"),
+        "---\ndescription: Review three files\n---\nReview these:\nsrc/lib.rs\nsrc/main.rs\nREADME.md\nFocus on $ARGUMENTS.\n",
+    )
+    .unwrap();
     let settings = Settings::load(Some(&config), Some(ProjectPaths::new(project.clone())));
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -310,6 +316,16 @@ fn includes(root: &Path) {
             .map(|name| std::fs::read_to_string(project.join(name)).unwrap().len())
             .sum::<usize>()
     };
+    let plain = || {
+        runtime
+            .block_on(host.expand_command("plain", "errors", &NonInteractivePrompter))
+            .unwrap()
+            .text
+            .len()
+    };
+    let mut plains: Vec<f64> = (0..ROUNDS)
+        .map(|_| time(plain, 200).as_secs_f64() * 1e6)
+        .collect();
     let mut ratios = Vec::new();
     let (mut expands, mut reads) = (Vec::new(), Vec::new());
     for round in 0..ROUNDS * 3 {
@@ -333,4 +349,8 @@ fn includes(root: &Path) {
     println!("   Host::expand_command: {emin:.1} / {emed:.1} / {emax:.1} us");
     println!("   read_to_string x3:    {rmin:.1} / {rmed:.1} / {rmax:.1} us");
     println!("   ratio: {qmin:.3}x / {qmed:.3}x / {qmax:.3}x");
+    let (pmin, pmed, pmax) = spread(&mut plains);
+    println!(
+        "   the same command without includes (reading, checking and parsing the command): {pmin:.1} / {pmed:.1} / {pmax:.1} us"
+    );
 }

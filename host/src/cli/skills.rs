@@ -123,6 +123,21 @@ pub(crate) async fn run_commands(context: &Context, command: CommandsCommand) ->
     }
 }
 
+/// Whether any deny list in any layer holds a `Skill` rule (or something that is not text,
+/// which the gate then judges).
+fn names_skills(settings: &crate::settings::Settings) -> bool {
+    settings
+        .files
+        .iter()
+        .filter_map(|file| file.get("permissions")?.get("deny"))
+        .any(|deny| match deny.as_array() {
+            Some(rules) => rules
+                .iter()
+                .any(|rule| rule.as_str().is_none_or(|rule| rule.starts_with("Skill"))),
+            None => true,
+        })
+}
+
 /// Whether `item` runs now, and if not what to do: one line.
 fn state(item: &LoadedItem) -> String {
     match item.origin {
@@ -186,13 +201,16 @@ fn list(context: &Context, kind: ItemKind, as_json: bool) -> CommandResult {
         .into_iter()
         .map(ToString::to_string)
         .collect();
-    let gate = context.gate();
+    // The rules are compiled only when a deny list names a skill at all: listing stays at the
+    // process floor otherwise.
+    let gate = names_skills(&context.settings).then(|| context.gate());
     let denied = |item: &LoadedItem| {
         item.kind == ItemKind::Skill
-            && gate
-                .decide_action(&crate::gate::Action::Skill(&item.name))
-                .effect
-                == crate::gate::Effect::Deny
+            && gate.as_ref().is_some_and(|gate| {
+                gate.decide_action(&crate::gate::Action::Skill(&item.name))
+                    .effect
+                    == crate::gate::Effect::Deny
+            })
     };
     let catalogue = (kind == ItemKind::Skill).then(|| {
         let budget = context

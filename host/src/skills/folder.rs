@@ -88,7 +88,7 @@ pub fn read_folder(folder: &Path, follow_links: bool) -> Result<FolderContents, 
                     let target = path
                         .canonicalize()
                         .map_err(|error| format!("{relative}: {error}"))?;
-                    if !target.starts_with(&*inside) {
+                    if !target.starts_with(inside) {
                         return Err(format!(
                             "{relative} is a symbolic link out of the skill's folder"
                         ));

@@ -14,7 +14,7 @@ use earshot_host::settings::{Layer, ProjectPaths, Settings};
 use earshot_host::trust::{RuleFile, write_rule};
 
 /// A project with the given user, project and local settings files.
-fn gate_for(user: &str, project: &str, local: &str) -> (tempfile::TempDir, Gate, Settings) {
+pub fn gate_for(user: &str, project: &str, local: &str) -> (tempfile::TempDir, Gate, Settings) {
     let dir = tempfile::tempdir().unwrap();
     let config = dir.path().join("config");
     let root = dir.path().join("project");
@@ -387,7 +387,8 @@ fn the_non_interactive_prompter_denies_and_names_the_command_that_allows() {
 
 /// Captures what the terminal prompter writes.
 #[derive(Clone, Default)]
-struct Screen(Arc<Mutex<Vec<u8>>>);
+/// A terminal's screen: what the terminal prompter wrote.
+pub struct Screen(pub Arc<Mutex<Vec<u8>>>);
 impl Write for Screen {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
         self.0.lock().unwrap().extend_from_slice(buf);

@@ -2,39 +2,18 @@
 //! `@path` includes (`Read(…)`) and the model's skills (`Skill(…)`), with Claude Code's matching,
 //! in the same rule lists and layers as tool rules.
 
-use std::io::{Cursor, Write};
-use std::sync::{Arc, Mutex};
+use std::io::Cursor;
+use std::sync::Mutex;
 
 use crate::common::block_on;
+use crate::gate::{Screen, gate_for};
 use earshot_host::gate::{
     Action, DecidedBy, Effect, Gate, NonInteractivePrompter, Outcome, PermissionPrompt,
     PromptAnswer, TerminalPrompter, ToolRequest,
 };
 use earshot_host::names::ToolId;
-use earshot_host::settings::{Layer, ProjectPaths, Settings};
+use earshot_host::settings::{Layer, Settings};
 use earshot_host::trust::{RuleFile, write_rule};
-
-/// A project with the given user, project and local settings files.
-fn gate_for(user: &str, project: &str, local: &str) -> (tempfile::TempDir, Gate, Settings) {
-    let dir = tempfile::tempdir().unwrap();
-    let config = dir.path().join("config");
-    let root = dir.path().join("project");
-    std::fs::create_dir_all(root.join(".earshot")).unwrap();
-    std::fs::create_dir_all(&config).unwrap();
-    for (path, text) in [
-        (config.join("settings.json"), user),
-        (root.join(".earshot/settings.json"), project),
-        (root.join(".earshot/settings.local.json"), local),
-    ] {
-        if !text.is_empty() {
-            std::fs::write(path, text).unwrap();
-        }
-    }
-    let paths = ProjectPaths::new(root.canonicalize().unwrap());
-    let settings = Settings::load(Some(&config), Some(paths));
-    let gate = Gate::from_settings(&settings);
-    (dir, gate, settings)
-}
 
 /// A gate whose user settings hold `permissions` (a JSON object).
 fn user_gate(permissions: serde_json::Value) -> (tempfile::TempDir, Gate, Settings) {
@@ -489,18 +468,6 @@ fn always_for_a_command_holding_a_star_writes_nothing_and_is_asked_again() {
         "no wildcard rule was written"
     );
     assert_eq!(bash(&reloaded(&settings), "ls src/lib.rs"), Effect::Ask);
-}
-
-#[derive(Clone, Default)]
-struct Screen(Arc<Mutex<Vec<u8>>>);
-impl Write for Screen {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().unwrap().extend_from_slice(buf);
-        Ok(buf.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
 }
 
 #[test]

@@ -23,6 +23,13 @@ pub fn project_skill(sandbox: &Sandbox, name: &str, text: &str) {
     sandbox.write(&format!(".earshot/skills/{name}/SKILL.md"), text);
 }
 
+/// Writes the user's command at `relative` (under `commands/`).
+pub fn user_command(sandbox: &Sandbox, relative: &str, text: &str) {
+    let path = sandbox.config().join("commands").join(relative);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, text).unwrap();
+}
+
 /// A plain SKILL.md for `name`.
 pub fn skill_md(name: &str, description: &str) -> String {
     format!("---\nname: {name}\ndescription: {description}\n---\n# {name}\nDo the thing.\n")

@@ -8,13 +8,7 @@ use earshot_host::gate::NonInteractivePrompter;
 use earshot_host::skills::ExpandError;
 
 use crate::common::{Sandbox, block_on};
-use crate::skills::{Recording, list_json, project_skill, skill_md, user_skill};
-
-fn user_command(sandbox: &Sandbox, relative: &str, text: &str) {
-    let path = sandbox.config().join("commands").join(relative);
-    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    std::fs::write(path, text).unwrap();
-}
+use crate::skills::{Recording, list_json, project_skill, skill_md, user_command, user_skill};
 
 fn expand(
     sandbox: &Sandbox,

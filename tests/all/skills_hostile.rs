@@ -299,3 +299,153 @@ fn piping_a_listing_into_a_closed_reader_is_not_a_crash() {
     let err = String::from_utf8_lossy(&output.stderr);
     assert!(!err.contains("panicked"), "{err}");
 }
+
+#[test]
+fn a_parameter_expansion_hides_nothing_from_the_rules() {
+    let sandbox = Sandbox::new();
+    let marker = sandbox.dir.path().join("pwned");
+    std::fs::write(
+        sandbox.config().join("settings.json"),
+        r#"{"permissions": {"allow": ["Bash(echo:*)"], "deny": ["Bash(touch:*)"]}}"#,
+    )
+    .unwrap();
+    for line in [
+        "echo ${x:- #}; touch {}",
+        "echo ${x%)|#}; touch {}",
+        "echo ${x:- #}}; touch {}",
+    ] {
+        let line = line.replace("{}", &marker.display().to_string());
+        user_command(&sandbox, "p.md", &format!("!`{line}`\n"));
+        let error = expand(&sandbox, "p", &NonInteractivePrompter).unwrap_err();
+        assert!(
+            error.to_string().contains("Bash(touch:*)"),
+            "{line}: {error}"
+        );
+        assert!(!marker.exists(), "{line}");
+    }
+    // Without a deny rule it is asked about, never allowed by the echo rule.
+    std::fs::write(
+        sandbox.config().join("settings.json"),
+        r#"{"permissions": {"allow": ["Bash(echo:*)"]}}"#,
+    )
+    .unwrap();
+    user_command(
+        &sandbox,
+        "p.md",
+        &format!("!`echo ${{HOME}}; touch {}`\n", marker.display()),
+    );
+    let recording = Recording::answering(PromptAnswer::Deny("no".into()));
+    assert!(expand(&sandbox, "p", &recording).is_err());
+    assert_eq!(recording.asks().len(), 1);
+    assert!(!marker.exists());
+}
+
+#[test]
+fn deny_rules_see_a_command_however_it_is_quoted_or_wrapped() {
+    let sandbox = Sandbox::new();
+    let victim = sandbox.dir.path().join("victim");
+    std::fs::write(
+        sandbox.config().join("settings.json"),
+        r#"{"permissions": {"allow": ["Bash"], "deny": ["Bash(rm:*)", "Bash(git push:*)"]}}"#,
+    )
+    .unwrap();
+    let v = victim.display();
+    for line in [
+        format!("\\rm {v}"),
+        format!("\"rm\" {v}"),
+        format!("r''m {v}"),
+        format!("/bin/rm {v}"),
+        format!("sudo -n rm {v}"),
+        format!("setsid rm {v}"),
+        format!("env -u HOME rm {v}"),
+        format!("sh -c 'rm {v}'"),
+        format!("eval 'rm {v}'"),
+        format!("find . -maxdepth 0 -exec rm {v} \\;"),
+        "git -C . push origin main".to_string(),
+        "git --no-pager 'push' origin main".to_string(),
+    ] {
+        std::fs::write(&victim, "x").unwrap();
+        user_command(&sandbox, "d.md", &format!("!`{line}`\n"));
+        let error = expand(&sandbox, "d", &NonInteractivePrompter).unwrap_err();
+        assert!(
+            error.to_string().contains("is denied by the rule"),
+            "{line}: {error}"
+        );
+        assert!(victim.exists(), "{line}");
+    }
+}
+
+#[test]
+fn a_named_argument_cannot_set_a_variable_the_command_reads() {
+    let sandbox = Sandbox::new();
+    std::fs::write(
+        sandbox.config().join("settings.json"),
+        r#"{"permissions": {"allow": ["Bash(env)"]}}"#,
+    )
+    .unwrap();
+    user_command(
+        &sandbox,
+        "compare.md",
+        "---\narguments: [GIT_DIR, LD_PRELOAD]\n---\n!`env`\n",
+    );
+    let host = sandbox.host();
+    let text =
+        block_on(host.expand_command("compare", "main /tmp/evil.so", &NonInteractivePrompter))
+            .unwrap()
+            .text;
+    assert!(text.contains("ARG_GIT_DIR=main"), "{text}");
+    assert!(text.contains("ARG_LD_PRELOAD=/tmp/evil.so"), "{text}");
+    assert!(
+        !text
+            .lines()
+            .any(|line| line.starts_with("GIT_DIR=") || line.starts_with("LD_PRELOAD=")),
+        "{text}"
+    );
+}
+
+#[test]
+fn variation_selectors_and_fillers_are_hidden_characters_too() {
+    let sandbox = Sandbox::new();
+    user_skill(
+        &sandbox,
+        "vs",
+        "---\nname: vs\ndescription: \"Plain\\uFE0F\\U000E0101\\u3164\\u061C text\"\n---\nBody\u{fe0f}\u{e0101}\u{2028}\n",
+    );
+    let host = sandbox.host();
+    assert!(
+        host.skills().text().contains(">Plain text</skill>"),
+        "{}",
+        host.skills().text()
+    );
+    let loaded = host
+        .call("skill", r#"{"name":"vs"}"#, &NonInteractivePrompter)
+        .unwrap();
+    assert!(loaded.output.contains("Body\n"), "{:?}", loaded.output);
+}
+
+#[test]
+fn the_skill_tools_schema_stays_within_the_budget_too() {
+    let sandbox = Sandbox::new();
+    for index in 0..300 {
+        let name = format!("skill-with-a-long-name-to-eat-the-budget-quickly-{index:04}");
+        user_skill(&sandbox, &name, &skill_md(&name, "d"));
+    }
+    let host = sandbox.host();
+    let catalogue = host.skills();
+    let tool = host
+        .model_tools()
+        .into_iter()
+        .find(|tool| tool.name == "skill")
+        .unwrap();
+    let names = tool.input_schema["properties"]["name"]["enum"]
+        .as_array()
+        .unwrap()
+        .len();
+    assert_eq!(names, catalogue.entries.len());
+    // A skill left out is still loaded when named.
+    let left_out = serde_json::json!({"name": catalogue.left_out[0]}).to_string();
+    assert!(
+        host.call("skill", &left_out, &NonInteractivePrompter)
+            .is_ok()
+    );
+}

@@ -433,7 +433,9 @@ pub(crate) fn narrowing_candidates(command: &str, split: &shell::Split) -> Vec<S
         if bare != part {
             candidates.push(bare.to_string());
         }
+        candidates.extend(shell::deny_candidates(part));
     }
+    candidates.dedup();
     candidates
 }
 

@@ -118,6 +118,15 @@ pub(crate) fn split(command: &str) -> Split {
                             i += 1;
                         }
                     }
+                    '$' if next == Some('{') => {
+                        // A parameter expansion is one word: nothing in it is a comment or an
+                        // operator; what it expands to is not known, so the line is not plain.
+                        plain = false;
+                        let len = parameter_expansion_len(&chars, i);
+                        frame.current.extend(&chars[i..i + len]);
+                        i += len;
+                        continue;
+                    }
                     '$' if next == Some('(') => {
                         plain = false;
                         frames.push(Frame::new(FrameKind::Parenthesised, i));
@@ -159,6 +168,13 @@ pub(crate) fn split(command: &str) -> Split {
                 while i + 1 < chars.len() && chars[i + 1] != '\n' {
                     i += 1;
                 }
+            }
+            '$' if next == Some('{') => {
+                plain = false;
+                let len = parameter_expansion_len(&chars, i);
+                frame.current.extend(&chars[i..i + len]);
+                i += len;
+                continue;
             }
             '$' | '<' | '>' if next == Some('(') => {
                 plain = false;
@@ -220,6 +236,38 @@ pub(crate) fn split(command: &str) -> Split {
         nested,
         plain,
     }
+}
+
+/// The length of the parameter expansion `${…}` starting at `chars[at]`, through the `}` that
+/// closes it (nested `${…}`, quotes and backslashes inside it read as the shell reads them); to
+/// the end of the line when it is never closed.
+fn parameter_expansion_len(chars: &[char], at: usize) -> usize {
+    let mut depth = 0usize;
+    let mut quote = Quote::None;
+    let mut i = at;
+    while i < chars.len() {
+        let c = chars[i];
+        match (quote, c) {
+            (Quote::Single, '\'') | (Quote::Double, '"') => quote = Quote::None,
+            (Quote::Single, _) => {}
+            (_, '\\') => i += 1,
+            (Quote::None, '\'') => quote = Quote::Single,
+            (Quote::None, '"') => quote = Quote::Double,
+            (_, '$') if chars.get(i + 1) == Some(&'{') => {
+                depth += 1;
+                i += 1;
+            }
+            (Quote::None, '}') => {
+                depth -= 1;
+                if depth == 0 {
+                    return i + 1 - at;
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    chars.len() - at
 }
 
 /// Ends the substitution that `chars[at]` closes: its commands join `nested`, and its text joins
@@ -333,6 +381,116 @@ pub(crate) fn bare_command(part: &str) -> &str {
     }
 }
 
+/// Shells whose `-c` argument is itself a command line.
+const SHELLS: &[&str] = &["sh", "bash", "dash", "zsh", "ksh", "mksh", "busybox"];
+
+/// Commands that run the rest of their words as a command, after their options; besides
+/// [`WRAPPERS`], those a deny rule is most often worded around with.
+const RUNNERS: &[&str] = &["doas", "setsid", "sudo", "watch", "xargs"];
+
+/// What a deny or ask rule is also matched against for `part`, as the shell would run it: the
+/// words unquoted (`"rm"`, `r''m`, `\rm` are `rm`), the command word without its folder
+/// (`/bin/rm` is `rm`), leading wrappers and runners with their options dropped (`sudo -n rm`,
+/// `setsid rm`), git's global options dropped (`git -C . --no-pager push` is `git push`), and the
+/// command lines inside `sh -c '…'`, `eval '…'` and `find … -exec … ;`, to a few levels. Best
+/// effort: a rule over a command's words can always be worded around by a determined author,
+/// which is why a command file is reviewed before it is trusted.
+pub(crate) fn deny_candidates(part: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    unquoted_candidates(part, 0, &mut out);
+    out
+}
+
+fn unquoted_candidates(part: &str, depth: usize, out: &mut Vec<String>) {
+    if depth > 3 {
+        return;
+    }
+    let Ok(words) = shell_words::split(part) else {
+        return;
+    };
+    let mut words: &[String] = &words;
+    // Leading structure, assignments, wrappers and runners (with their options).
+    loop {
+        let Some(word) = words.first() else {
+            return;
+        };
+        let word = word.as_str();
+        let base = word.rsplit('/').next().unwrap_or(word);
+        if KEYWORDS.contains(&word) || is_assignment(word) {
+            words = &words[1..];
+        } else if WRAPPERS.contains(&base) || RUNNERS.contains(&base) {
+            let runner = base.to_string();
+            words = &words[1..];
+            while words.first().is_some_and(|next| {
+                next.starts_with('-') || is_duration(next) || is_assignment(next)
+            }) {
+                // `env -u NAME`, `sudo -u USER`, `xargs -n 1`: an option's value is a word of
+                // its own.
+                let takes_value = matches!(
+                    (runner.as_str(), words[0].as_str()),
+                    ("env", "-u")
+                        | ("sudo" | "doas", "-u" | "-g")
+                        | ("xargs", "-n" | "-I" | "-L" | "-P" | "-d" | "-E" | "-s")
+                        | ("nice", "-n")
+                        | ("timeout", "-s" | "-k")
+                );
+                words = &words[if takes_value { 2.min(words.len()) } else { 1 }..];
+            }
+        } else {
+            break;
+        }
+    }
+    let command = words[0].rsplit('/').next().unwrap_or(&words[0]).to_string();
+    let mut rest: Vec<&str> = words[1..].iter().map(String::as_str).collect();
+    if command == "git" {
+        // git's global options come before its subcommand.
+        while let Some(first) = rest.first() {
+            match *first {
+                "-C" | "-c" | "--git-dir" | "--work-tree" | "--namespace" => {
+                    rest.drain(..2.min(rest.len()));
+                }
+                option if option.starts_with('-') => {
+                    rest.remove(0);
+                }
+                _ => break,
+            }
+        }
+    }
+    let mut line = command.clone();
+    for word in &rest {
+        line.push(' ');
+        line.push_str(word);
+    }
+    out.push(line);
+    let nested: Option<String> = if SHELLS.contains(&command.as_str()) {
+        rest.iter()
+            .position(|word| *word == "-c")
+            .and_then(|at| rest.get(at + 1))
+            .map(|line| line.to_string())
+    } else if command == "eval" {
+        Some(rest.join(" "))
+    } else if command == "find" {
+        rest.iter()
+            .position(|word| *word == "-exec" || *word == "-execdir")
+            .map(|at| {
+                rest[at + 1..]
+                    .iter()
+                    .take_while(|word| **word != ";" && **word != "+")
+                    .copied()
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            })
+    } else {
+        None
+    };
+    if let Some(nested) = nested {
+        let split = split(&nested);
+        for inner in split.parts.iter().chain(&split.nested) {
+            unquoted_candidates(inner, depth + 1, out);
+        }
+    }
+}
+
 /// The first word of `text` (up to an unquoted space) and what follows it.
 fn first_word(text: &str) -> (&str, &str) {
     let mut quote = Quote::None;
@@ -411,6 +569,37 @@ mod tests {
             ["git diff HEAD"].map(String::from)
         );
         assert!(split("git diff && rm -rf /").plain);
+    }
+
+    #[test]
+    fn a_parameter_expansion_is_one_word_and_never_plain() {
+        let split = split("echo ${x:- #}; touch y");
+        assert_eq!(split.parts, ["echo ${x:- #}", "touch y"].map(String::from));
+        assert!(!split.plain);
+        assert_eq!(parts("echo ${x%)|#}; touch y")[1], "touch y");
+        assert_eq!(parts("echo \"${a:-${b:- #}}\" ; touch y")[1], "touch y");
+    }
+
+    #[test]
+    fn deny_candidates_read_the_command_as_the_shell_runs_it() {
+        let has = |line: &str, want: &str| {
+            let candidates = deny_candidates(line);
+            assert!(
+                candidates.iter().any(|c| c == want),
+                "{line}: {candidates:?}"
+            );
+        };
+        has("\\rm -rf x", "rm -rf x");
+        has("\"rm\" x", "rm x");
+        has("r''m x", "rm x");
+        has("/bin/rm x", "rm x");
+        has("sudo -n -u root rm x", "rm x");
+        has("env -u HOME FOO=1 rm x", "rm x");
+        has("xargs -n 1 rm", "rm");
+        has("sh -c 'rm x; ls'", "rm x");
+        has("eval 'rm x'", "rm x");
+        has("find . -exec rm {} ;", "rm {}");
+        has("git -C . -c a=b --no-pager push origin", "git push origin");
     }
 
     #[test]

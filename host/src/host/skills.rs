@@ -47,13 +47,13 @@ impl Host {
         if catalogue.is_empty() {
             return None;
         }
-        let mut names: Vec<String> = catalogue
+        // The enum is the catalogue's skills, so the budget bounds the schema too (a skill left
+        // out is still loaded when named).
+        let names: Vec<String> = catalogue
             .entries
             .iter()
             .map(|entry| entry.name.clone())
-            .chain(catalogue.left_out.iter().cloned())
             .collect();
-        names.sort();
         Some(ModelTool {
             name: SKILL_TOOL_NAME.into(),
             identity: None,

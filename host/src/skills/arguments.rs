@@ -120,18 +120,25 @@ fn is_path_char(c: char) -> bool {
 }
 
 /// Whether any piece uses an argument: a placeholder in the text, or in a shell line (where the
-/// shell reads `$1`, `$ARGUMENTS` or `$name` from its parameters and environment).
+/// shell reads `$1`, `$ARGUMENTS` or `$ARG_name` from its parameters and environment).
 pub fn uses_arguments(pieces: &[Piece], names: &[String]) -> bool {
-    pieces.iter().any(|piece| match piece {
-        Piece::Text(text) | Piece::Shell(text) => {
-            let mut found = false;
-            scan(text, names, &mut |_| {
-                found = true;
-                None
-            });
-            found
-        }
-        Piece::Include(_) => false,
+    // A shell line reads a named argument as `$ARG_name`.
+    let shell_names: Vec<String> = names
+        .iter()
+        .flat_map(|name| [name.clone(), format!("ARG_{name}")])
+        .collect();
+    pieces.iter().any(|piece| {
+        let (text, names) = match piece {
+            Piece::Text(text) => (text, names),
+            Piece::Shell(text) => (text, shell_names.as_slice()),
+            Piece::Include(_) => return false,
+        };
+        let mut found = false;
+        scan(text, names, &mut |_| {
+            found = true;
+            None
+        });
+        found
     })
 }
 

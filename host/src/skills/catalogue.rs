@@ -147,21 +147,34 @@ fn entry_line(entry: &CatalogueEntry) -> String {
     )
 }
 
-/// Characters that render as nothing or reorder what is shown: bidi controls, zero-width
-/// characters, the byte order mark, soft hyphens and Unicode tag characters (which can spell a
-/// whole sentence no terminal shows). Text that reaches the model from a skill or command drops
+/// Characters that render as nothing or reorder what is shown: bidi controls, zero-width and
+/// filler characters, line and paragraph separators, the byte order mark, soft hyphens,
+/// variation selectors (which can carry a hidden byte each) and Unicode tag characters (which can
+/// spell a whole sentence no terminal shows). Text that reaches the model from a skill or command drops
 /// them, and `show` makes them visible.
 pub fn is_hidden(c: char) -> bool {
     earshot_terminal_text::is_bidi_override(c)
         || matches!(
             c,
             '\u{ad}'
+                | '\u{34f}'
+                | '\u{61c}'
+                | '\u{115f}'
+                | '\u{1160}'
+                | '\u{17b4}'
+                | '\u{17b5}'
+                | '\u{180b}'..='\u{180f}'
                 | '\u{200b}'..='\u{200f}'
-                | '\u{202a}'..='\u{202e}'
-                | '\u{2060}'..='\u{2064}'
-                | '\u{2066}'..='\u{2069}'
+                | '\u{2028}'..='\u{202e}'
+                | '\u{2060}'..='\u{206f}'
+                | '\u{3164}'
+                | '\u{fe00}'..='\u{fe0f}'
                 | '\u{feff}'
+                | '\u{ffa0}'
+                | '\u{fff9}'..='\u{fffb}'
+                | '\u{1d173}'..='\u{1d17a}'
                 | '\u{e0000}'..='\u{e007f}'
+                | '\u{e0100}'..='\u{e01ef}'
         )
 }
 

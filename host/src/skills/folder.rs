@@ -44,7 +44,7 @@ impl FolderContents {
     }
 }
 
-/// Reads every file under `folder`.
+/// Reads every file under `folder`, adding every byte read to `spent` (a load's budget).
 ///
 /// A project's skill (`follow_links` false) is read whole: every file counts in its digest,
 /// `.git` and `node_modules` included, and a symbolic link, a fifo, a socket or a device
@@ -55,7 +55,11 @@ impl FolderContents {
 /// # Errors
 /// One phrase: a link, a special file, too many files or bytes, a folder too deep, or a read
 /// that failed.
-pub fn read_folder(folder: &Path, follow_links: bool) -> Result<FolderContents, String> {
+pub fn read_folder(
+    folder: &Path,
+    follow_links: bool,
+    spent: &std::cell::Cell<u64>,
+) -> Result<FolderContents, String> {
     // The folder's real path, found when the first link needs it (most skills have none).
     let mut inside: Option<std::path::PathBuf> = None;
     let mut files = Vec::new();
@@ -117,6 +121,7 @@ pub fn read_folder(folder: &Path, follow_links: bool) -> Result<FolderContents, 
                 let bytes = read_no_follow(&path, follow_links, MAX_BYTES - total + 1)
                     .map_err(|error| format!("{relative}: {error}"))?;
                 total += bytes.len() as u64;
+                spent.set(spent.get() + bytes.len() as u64);
                 if total > MAX_BYTES {
                     return Err(format!("it holds more than {} MiB", MAX_BYTES >> 20));
                 }
@@ -151,7 +156,11 @@ pub fn read_folder(folder: &Path, follow_links: bool) -> Result<FolderContents, 
 ///
 /// # Errors
 /// One phrase saying why.
-pub fn read_file(path: &Path, follow_links: bool) -> Result<Vec<u8>, String> {
+pub fn read_file(
+    path: &Path,
+    follow_links: bool,
+    spent: &std::cell::Cell<u64>,
+) -> Result<Vec<u8>, String> {
     let bytes = read_no_follow(path, follow_links, MAX_FILE_BYTES + 1).map_err(|error| {
         if error.raw_os_error() == Some(libc::ELOOP) {
             "is a symbolic link; links are not followed inside the project".to_string()
@@ -159,6 +168,7 @@ pub fn read_file(path: &Path, follow_links: bool) -> Result<Vec<u8>, String> {
             error.to_string()
         }
     })?;
+    spent.set(spent.get() + bytes.len() as u64);
     if bytes.len() as u64 > MAX_FILE_BYTES {
         return Err(format!("is larger than {} KiB", MAX_FILE_BYTES >> 10));
     }

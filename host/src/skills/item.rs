@@ -183,11 +183,12 @@ fn trust_of(
 /// The [`Problem`] that keeps it from loading.
 pub fn load_skill(
     judge: &TrustJudge<'_>,
+    spent: &std::cell::Cell<u64>,
     folder: &Path,
     origin: ItemOrigin,
 ) -> Result<(LoadedItem, FolderContents), Problem> {
     let skill_md = folder.join("SKILL.md");
-    let contents = read_folder(folder, origin == ItemOrigin::User)
+    let contents = read_folder(folder, origin == ItemOrigin::User, spent)
         .map_err(|why| Problem::new(folder, None, &format!("not loaded: {why}")))?;
     let text = skill_text(&contents, &skill_md)?;
     let document = parse(&skill_md, text)?;
@@ -341,12 +342,13 @@ pub fn command_name(root: &Path, file: &Path) -> Result<String, Problem> {
 /// The [`Problem`] that keeps it from loading.
 pub fn load_command(
     judge: &TrustJudge<'_>,
+    spent: &std::cell::Cell<u64>,
     root: &Path,
     file: &Path,
     origin: ItemOrigin,
 ) -> Result<(LoadedItem, String), Problem> {
     let name = command_name(root, file)?;
-    let bytes = read_file(file, origin == ItemOrigin::User)
+    let bytes = read_file(file, origin == ItemOrigin::User, spent)
         .map_err(|why| Problem::new(file, None, &format!("not loaded: it {why}")))?;
     let text = String::from_utf8(bytes).map_err(|error| {
         Problem::new(
@@ -397,7 +399,7 @@ pub fn current_body(item: &LoadedItem) -> Result<(String, usize, Option<FolderCo
     match item.kind {
         ItemKind::Skill => {
             let folder = item.folder.as_deref().unwrap_or(Path::new("."));
-            let contents = read_folder(folder, follow)
+            let contents = read_folder(folder, follow, &std::cell::Cell::new(0))
                 .map_err(|why| format!("skill \"{}\" cannot be read: {why}", item.name))?;
             if contents.digest != item.digest {
                 return Err(changed());
@@ -407,7 +409,7 @@ pub fn current_body(item: &LoadedItem) -> Result<(String, usize, Option<FolderCo
             Ok((document.body, document.body_line, Some(contents)))
         }
         ItemKind::Command => {
-            let bytes = read_file(&item.file, follow)
+            let bytes = read_file(&item.file, follow, &std::cell::Cell::new(0))
                 .map_err(|why| format!("command \"{}\" cannot be read: it {why}", item.name))?;
             if digest_of(&bytes) != item.digest {
                 return Err(changed());

@@ -42,6 +42,13 @@ pub struct Library {
     slash: BTreeMap<String, usize>,
 }
 
+/// The most skills or commands loaded from one root.
+pub const MAX_ITEMS_PER_ROOT: usize = 2_000;
+
+/// The most bytes one load reads across every skill and command: past it, the rest are left
+/// out with a problem line.
+pub const MAX_BYTES_PER_LOAD: u64 = 64 << 20;
+
 impl Library {
     /// Finds and loads every skill and command for `settings` (the user's under its config dir
     /// and `$HOME/.agents/skills`, the project's under its root).
@@ -58,8 +65,10 @@ impl Library {
             .as_ref()
             .map(|project| project.root.as_path());
         let judge = TrustJudge::new(settings);
+        // Bytes read by this load, refused items' included.
+        let spent = std::cell::Cell::new(0);
         for root in roots {
-            library.load_root(&judge, root, project_root);
+            library.load_root(&judge, &spent, root, project_root);
         }
         library.assign_names();
         for problem in library
@@ -76,7 +85,13 @@ impl Library {
         library
     }
 
-    fn load_root(&mut self, judge: &TrustJudge<'_>, root: &Root, project_root: Option<&Path>) {
+    fn load_root(
+        &mut self,
+        judge: &TrustJudge<'_>,
+        spent: &std::cell::Cell<u64>,
+        root: &Root,
+        project_root: Option<&Path>,
+    ) {
         let found = walk(root, project_root);
         let of_kind = |mut problem: Problem| {
             problem.kind = Some(root.kind);
@@ -84,11 +99,28 @@ impl Library {
         };
         self.problems
             .extend(found.problems.into_iter().map(of_kind));
-        for path in found.paths {
+        for (index, path) in found.paths.iter().enumerate() {
+            // Untrusted items are read and hashed at every start: a clone of thousands of
+            // oversized files must not make every session slow.
+            if index >= MAX_ITEMS_PER_ROOT || spent.get() > MAX_BYTES_PER_LOAD {
+                self.problems.push(of_kind(Problem::new(
+                    &root.path,
+                    None,
+                    &format!(
+                        "{} more were not loaded: past {MAX_ITEMS_PER_ROOT} items in one folder or {} MiB read in all",
+                        found.paths.len() - index,
+                        MAX_BYTES_PER_LOAD >> 20
+                    ),
+                )));
+                break;
+            }
+            let path = path.clone();
             let loaded = match root.kind {
-                ItemKind::Skill => load_skill(judge, &path, root.origin).map(|(item, _)| item),
+                ItemKind::Skill => {
+                    load_skill(judge, spent, &path, root.origin).map(|(item, _)| item)
+                }
                 ItemKind::Command => {
-                    load_command(judge, &root.path, &path, root.origin).map(|(item, _)| item)
+                    load_command(judge, spent, &root.path, &path, root.origin).map(|(item, _)| item)
                 }
             };
             match loaded {

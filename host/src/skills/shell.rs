@@ -1,6 +1,6 @@
 //! Running a slash command's `` !`cmd` `` line once the gate allowed it: `sh -c CMD _ ARGS…`,
 //! so the arguments reach the shell as positional parameters (`"$1"`, `"$@"`) and the
-//! environment (`$ARGUMENTS`, `$name`), never as shell text; in the project root, with the
+//! environment (`$ARGUMENTS`, and `$ARG_name` for each named argument), never as shell text; in the project root, with the
 //! minimal environment MCP servers get, in a process group of its own without a terminal, its
 //! output capped and labelled with its exit code.
 
@@ -9,7 +9,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use crate::hooks::process::{Ended, Spawn, run_process};
-use crate::mcp::{is_inherited, minimal_environment};
+use crate::mcp::minimal_environment;
 
 use super::arguments::Arguments;
 
@@ -37,10 +37,9 @@ pub async fn run_shell_line(command: &str, arguments: &Arguments, dir: &Path) ->
     let mut variables = BTreeMap::new();
     variables.insert("ARGUMENTS".to_string(), arguments.raw.clone());
     for (name, value) in arguments.named_values() {
-        // A named argument never replaces PATH, HOME or the like.
-        if !is_inherited(&name) && name != "ARGUMENTS" {
-            variables.insert(name, value);
-        }
+        // Under a prefix of its own: a named argument `GIT_DIR`, `LD_PRELOAD` or `BASH_ENV` must
+        // never become the variable that changes what the command does.
+        variables.insert(format!("ARG_{name}"), value);
     }
     let finished = run_process(Spawn {
         program: "/bin/sh",

@@ -14,7 +14,7 @@ use crate::gate::{NonInteractivePrompter, Prompter, TerminalPrompter, strip_for_
 use crate::skills::arguments::{Piece, pieces};
 use crate::skills::item::current_body;
 use crate::skills::{
-    Catalogue, DEFAULT_BUDGET, ItemKind, ItemOrigin, Library, LoadedItem, expand_command,
+    Catalogue, ItemKind, ItemOrigin, Library, LoadedItem, budget, expand_command, skill_denied,
     trust_item, untrust_item,
 };
 
@@ -206,20 +206,12 @@ fn list(context: &Context, kind: ItemKind, as_json: bool) -> CommandResult {
     let gate = names_skills(&context.settings).then(|| context.gate());
     let denied = |item: &LoadedItem| {
         item.kind == ItemKind::Skill
-            && gate.as_ref().is_some_and(|gate| {
-                gate.decide_action(&crate::gate::Action::Skill(&item.name))
-                    .effect
-                    == crate::gate::Effect::Deny
-            })
+            && gate
+                .as_ref()
+                .is_some_and(|gate| skill_denied(gate, &item.name).is_some())
     };
-    let catalogue = (kind == ItemKind::Skill).then(|| {
-        let budget = context
-            .settings
-            .tunable("skills", "catalogueBudget")
-            .and_then(Value::as_u64)
-            .map_or(DEFAULT_BUDGET, |budget| budget as usize);
-        Catalogue::build(library.model_skills(), budget)
-    });
+    let catalogue = (kind == ItemKind::Skill)
+        .then(|| Catalogue::build(library.model_skills(), budget(&context.settings)));
     if as_json {
         let items: Vec<Value> = shown
             .iter()

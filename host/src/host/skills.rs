@@ -1,16 +1,14 @@
 //! The session's skills and slash commands: the catalogue and the `skill` tool a model gets, the
 //! `/name`s a client offers, and expanding one through the gate.
 
-use serde_json::Value;
-
 use super::{Host, ModelTool};
 use crate::dispatch::HookNote;
-use crate::gate::{Action, Effect, Outcome, Prompter};
+use crate::gate::{Action, Outcome, Prompter};
 use crate::runner::{CallError, ToolOutput};
 use crate::skills::tool::{input_schema, parse_request, respond, tool_description};
 use crate::skills::{
-    Catalogue, DEFAULT_BUDGET, ExpandError, Expansion, Library, SKILL_TOOL_NAME, SlashEntry,
-    expand_command,
+    Catalogue, ExpandError, Expansion, Library, SKILL_TOOL_NAME, SlashEntry, budget,
+    expand_command, skill_denied,
 };
 
 impl Host {
@@ -24,21 +22,16 @@ impl Host {
     /// that no `Skill(…)` deny rule covers, its description sanitised, escaped and capped, the
     /// whole within the budget (`skills.catalogueBudget`, default 8,000 characters).
     pub fn skills(&self) -> Catalogue {
-        let budget = self
-            .settings
-            .tunable("skills", "catalogueBudget")
-            .and_then(Value::as_u64)
-            .map_or(DEFAULT_BUDGET, |budget| budget as usize);
         Catalogue::build(
             self.skills
                 .model_skills()
-                .filter(|item| !self.skill_denied(&item.name)),
-            budget,
+                .filter(|item| !self.denies_skill(&item.name)),
+            budget(&self.settings),
         )
     }
 
-    fn skill_denied(&self, name: &str) -> bool {
-        self.gate.decide_action(&Action::Skill(name)).effect == Effect::Deny
+    fn denies_skill(&self, name: &str) -> bool {
+        skill_denied(&self.gate, name).is_some()
     }
 
     /// The `skill` tool as the model is shown it, when there is a skill to load.
@@ -136,7 +129,7 @@ impl Host {
                         .name
                         .strip_prefix(crate::skills::names::PROJECT_PREFIX)
                         .unwrap_or(&entry.name);
-                    !self.skill_denied(bare)
+                    !self.denies_skill(bare)
                 }
             })
             .collect()

@@ -23,6 +23,14 @@ const NOTICE_NAMES: usize = 10;
 /// Room kept for the notice: its words, ten names of at most 64 characters, and the count.
 const NOTICE_ALLOWANCE: usize = 160 + NOTICE_NAMES * 66;
 
+/// The catalogue's budget in `settings`: `skills.catalogueBudget`, else [`DEFAULT_BUDGET`].
+pub fn budget(settings: &crate::settings::Settings) -> usize {
+    settings
+        .tunable("skills", "catalogueBudget")
+        .and_then(serde_json::Value::as_u64)
+        .map_or(DEFAULT_BUDGET, |budget| budget as usize)
+}
+
 /// One skill as the model is told of it.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct CatalogueEntry {

@@ -8,7 +8,6 @@
 //! with no one to answer it) ends the expansion with the reason: nothing half-expanded reaches
 //! the model. Frontmatter (`allowed-tools`) approves nothing here.
 
-use std::io::Read;
 use std::path::{Component, Path, PathBuf};
 
 use crate::gate::{Action, DecidedBy, Effect, Gate, Outcome, Prompter};
@@ -339,26 +338,11 @@ async fn include(
 /// Up to [`INCLUDE_CAP`] bytes of `path` (cut back to a character boundary), and its size;
 /// opened without following a link.
 fn read_capped(path: &Path) -> Result<(Vec<u8>, u64), String> {
-    let mut options = std::fs::OpenOptions::new();
-    options.read(true);
-    #[cfg(unix)]
-    std::os::unix::fs::OpenOptionsExt::custom_flags(&mut options, libc::O_NOFOLLOW);
-    let file = options
-        .open(path)
-        .map_err(|error| format!("it cannot be read: {error}"))?;
-    let size = file.metadata().map(|meta| meta.len()).unwrap_or_default();
-    let mut bytes = Vec::with_capacity(size.min(INCLUDE_CAP as u64) as usize + 1);
-    file.take(INCLUDE_CAP as u64)
-        .read_to_end(&mut bytes)
+    let (mut bytes, size) = super::folder::read_no_follow(path, false, INCLUDE_CAP as u64)
         .map_err(|error| format!("it cannot be read: {error}"))?;
     if size > INCLUDE_CAP as u64 {
-        // Cut inside a character: drop its first bytes rather than refuse the file.
-        let valid = match std::str::from_utf8(&bytes) {
-            Ok(_) => bytes.len(),
-            Err(error) if error.error_len().is_none() => error.valid_up_to(),
-            Err(_) => bytes.len(),
-        };
-        bytes.truncate(valid);
+        let whole = super::folder::whole_characters(&bytes).len();
+        bytes.truncate(whole);
     }
     Ok((bytes, size))
 }

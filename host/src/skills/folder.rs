@@ -118,7 +118,7 @@ pub fn read_folder(
                 if files.len() >= MAX_FILES {
                     return Err(format!("it holds more than {MAX_FILES} files"));
                 }
-                let bytes = read_no_follow(&path, follow_links, MAX_BYTES - total + 1)
+                let (bytes, _) = read_no_follow(&path, follow_links, MAX_BYTES - total + 1)
                     .map_err(|error| format!("{relative}: {error}"))?;
                 total += bytes.len() as u64;
                 spent.set(spent.get() + bytes.len() as u64);
@@ -161,7 +161,7 @@ pub fn read_file(
     follow_links: bool,
     spent: &std::cell::Cell<u64>,
 ) -> Result<Vec<u8>, String> {
-    let bytes = read_no_follow(path, follow_links, MAX_FILE_BYTES + 1).map_err(|error| {
+    let (bytes, _) = read_no_follow(path, follow_links, MAX_FILE_BYTES + 1).map_err(|error| {
         if error.raw_os_error() == Some(libc::ELOOP) {
             "is a symbolic link; links are not followed inside the project".to_string()
         } else {
@@ -177,8 +177,13 @@ pub fn read_file(
 
 /// Reads `path`; unless `follow_links`, opened so that a link swapped in after the walk looked
 /// is refused rather than followed.
-/// At most `limit` bytes are read, so a huge file costs no more than the cap it breaks.
-fn read_no_follow(path: &Path, follow_links: bool, limit: u64) -> std::io::Result<Vec<u8>> {
+/// At most `limit` bytes are read, so a huge file costs no more than the cap it breaks; the
+/// file's whole size comes back with them.
+pub(crate) fn read_no_follow(
+    path: &Path,
+    follow_links: bool,
+    limit: u64,
+) -> std::io::Result<(Vec<u8>, u64)> {
     use std::io::Read as _;
     let mut options = std::fs::OpenOptions::new();
     options.read(true);
@@ -190,5 +195,15 @@ fn read_no_follow(path: &Path, follow_links: bool, limit: u64) -> std::io::Resul
     let size = file.metadata().map(|meta| meta.len()).unwrap_or_default();
     let mut bytes = Vec::with_capacity(size.min(limit) as usize);
     file.take(limit).read_to_end(&mut bytes)?;
-    Ok(bytes)
+    Ok((bytes, size))
+}
+
+/// `bytes`, cut from a longer text at a cap, without a character the cut split: its first bytes
+/// are dropped rather than the text refused. Anything else that is not UTF-8 is left for the
+/// caller's own check.
+pub(crate) fn whole_characters(bytes: &[u8]) -> &[u8] {
+    match std::str::from_utf8(bytes) {
+        Err(error) if error.error_len().is_none() => &bytes[..error.valid_up_to()],
+        _ => bytes,
+    }
 }

@@ -28,8 +28,8 @@ mod shell;
 pub mod tool;
 
 pub use admission::{trust_item, untrust_item};
-pub use catalogue::{Catalogue, CatalogueEntry, DEFAULT_BUDGET};
-pub use expand::{ExpandError, Expansion, expand_command};
+pub use catalogue::{Catalogue, CatalogueEntry, DEFAULT_BUDGET, budget};
+pub use expand::{ExpandError, Expansion, expand_command, skill_denied};
 pub use item::{ItemKind, ItemOrigin, LoadedItem, Problem};
 pub use library::{Library, SlashEntry};
 pub use tool::SKILL_TOOL_NAME;

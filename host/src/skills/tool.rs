@@ -140,12 +140,8 @@ pub fn respond(item: &LoadedItem, request: &SkillRequest) -> Result<String, Stri
                 })?;
             let size = file.bytes.len();
             let mut bytes = &file.bytes[..size.min(FILE_CAP)];
-            if size > FILE_CAP
-                && let Err(error) = std::str::from_utf8(bytes)
-                && error.error_len().is_none()
-            {
-                // Cut inside a character: end before it.
-                bytes = &bytes[..error.valid_up_to()];
+            if size > FILE_CAP {
+                bytes = super::folder::whole_characters(bytes);
             }
             let text = std::str::from_utf8(bytes).map_err(|_| {
                 format!(

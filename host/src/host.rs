@@ -759,6 +759,7 @@ impl Host {
             is_error: false,
             title: Some(format!("tool_search: {} found", results.len())),
             notice: None,
+            ..ToolOutput::default()
         })
     }
 }

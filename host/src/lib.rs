@@ -12,6 +12,7 @@
 //! * [`gate`] — THE GATE: rules, decisions, prompters.
 //! * [`hooks`] — commands on the session's events that can deny, ask or add context, never allow.
 //! * `dispatch` — the only code that runs a tool (after the gate allows it).
+//! * [`content`] — images, audio, resources and structured results, and their caps.
 //! * `runner` — the one seam every source kind's runtime implements, and what a call returns.
 //! * `registry` — one namespace for every tool.
 //! * `loaders` — sources into registered tools (components, extensions, MCP servers' tools).
@@ -31,6 +32,7 @@
 
 pub mod acp;
 pub mod cli;
+pub mod content;
 mod dispatch;
 pub mod extensions;
 pub mod gate;
@@ -68,6 +70,7 @@ pub use mcp::{
     McpOptions, McpPrompt, McpPromptArgument, McpPromptMessage, McpResource, McpResourceContents,
     ServerState, ServerStatus, StartProgress,
 };
+pub use content::{ContentBlock, ContentLimits};
 pub use names::SourceKind;
 pub use runner::{BoxFuture, CallError, FailureCause, PromptText, ToolOutput};
 pub use sandbox::{ComponentCache, SandboxEngine, SandboxError, SandboxLimits};

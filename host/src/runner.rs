@@ -9,14 +9,15 @@ use std::future::Future;
 use std::pin::Pin;
 use std::time::Duration;
 
+use crate::content::{ContentBlock, ContentLimits};
 use crate::names::ToolId;
 use crate::sandbox::SandboxError;
 
 /// A boxed, sendable future: what the dyn-compatible async traits of the host return.
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
-/// What a tool call produced, for the model.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+/// What a tool call produced, for the model and for clients that show more than text.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
 pub struct ToolOutput {
     /// The text for the model.
     pub output: String,
@@ -27,6 +28,69 @@ pub struct ToolOutput {
     /// Something the user should know about how the call went (a server was restarted first).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub notice: Option<String>,
+    /// Every block of the result in order (text, images, audio, resource links, embedded
+    /// resources), for clients that show more than text; empty when the result is `output`
+    /// alone. Binary parts are within [`crate::ContentLimits`]. Use [`ToolOutput::blocks`].
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub content: Vec<ContentBlock>,
+    /// The result as a JSON object, for clients that read results as data (MCP's
+    /// `structuredContent`); for an MCP tool it matched the tool's `outputSchema`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub structured_content: Option<serde_json::Value>,
+}
+
+impl ToolOutput {
+    /// A result that is text alone.
+    pub fn text(output: impl Into<String>) -> ToolOutput {
+        ToolOutput {
+            output: output.into(),
+            ..ToolOutput::default()
+        }
+    }
+
+    /// The result's blocks as a client should show them: [`ToolOutput::content`], or `output` as
+    /// one text block when the tool returned text alone.
+    pub fn blocks(&self) -> Vec<ContentBlock> {
+        if self.content.is_empty() {
+            vec![ContentBlock::Text(self.output.clone())]
+        } else {
+            self.content.clone()
+        }
+    }
+
+    /// Adds blocks a component or an extension returned beside `output`, within `limits`: the
+    /// blocks become `output` followed by them, and `output` gains each binary part's one-line
+    /// summary so that a text-only reader knows it is there.
+    pub(crate) fn with_extra_blocks(mut self, extra: Vec<ContentBlock>, limits: ContentLimits) -> ToolOutput {
+        if extra.is_empty() {
+            return self;
+        }
+        let extra = crate::content::admit_blocks(extra, limits);
+        let mut blocks = Vec::with_capacity(extra.len() + 1);
+        if !self.output.is_empty() {
+            blocks.push(ContentBlock::Text(self.output.clone()));
+        }
+        for block in extra {
+            match &block {
+                ContentBlock::Text(text) => push_line(&mut self.output, text),
+                other => {
+                    if let Some(line) = other.summary() {
+                        push_line(&mut self.output, &line);
+                    }
+                }
+            }
+            blocks.push(block);
+        }
+        self.content = blocks;
+        self
+    }
+}
+
+fn push_line(output: &mut String, line: &str) {
+    if !output.is_empty() {
+        output.push('\n');
+    }
+    output.push_str(line);
 }
 
 /// Why a call did not produce a tool output. The message of each variant is the one line a user

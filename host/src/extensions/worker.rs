@@ -598,6 +598,7 @@ fn interpret_return(value: &JsValue, context: &mut Context) -> ToolOutput {
         is_error: true,
         title: None,
         notice: None,
+        ..ToolOutput::default()
     };
     if let Some(text) = value.as_string() {
         return ToolOutput {
@@ -605,6 +606,7 @@ fn interpret_return(value: &JsValue, context: &mut Context) -> ToolOutput {
             is_error: false,
             title: None,
             notice: None,
+            ..ToolOutput::default()
         };
     }
     let Some(object) = value
@@ -633,5 +635,6 @@ fn interpret_return(value: &JsValue, context: &mut Context) -> ToolOutput {
         is_error: is_error.to_boolean(),
         title: title.as_string().map(|s| s.to_std_string_escaped()),
         notice: None,
+        ..ToolOutput::default()
     }
 }

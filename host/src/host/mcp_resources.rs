@@ -172,6 +172,7 @@ impl Host {
             is_error: false,
             title: None,
             notice: None,
+            ..ToolOutput::default()
         };
         if name == LIST_RESOURCES_TOOL {
             if input

@@ -113,6 +113,7 @@ impl Host {
                 None => format!("skill {name}"),
             }),
             notice: None,
+            ..ToolOutput::default()
         })
     }
 

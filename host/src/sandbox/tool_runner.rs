@@ -83,6 +83,7 @@ impl ToolRunner for ComponentRunner {
                 is_error: output.is_error,
                 title: output.title,
                 notice: None,
+                ..ToolOutput::default()
             })
         })
     }

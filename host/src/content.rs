@@ -170,7 +170,9 @@ impl ContentBlock {
                 link.uri
             )),
             ContentBlock::Resource(resource) => match &resource.contents {
-                ResourceContents::Text(text) => Some(format!("[resource {}]\n{text}", resource.uri)),
+                ResourceContents::Text(text) => {
+                    Some(format!("[resource {}]\n{text}", resource.uri))
+                }
                 ResourceContents::Blob { size, .. } => Some(format!(
                     "[resource {}: {}, {size} bytes]",
                     resource.uri,
@@ -198,6 +200,82 @@ impl serde::Serialize for ContentBlock {
     }
 }
 
+impl ContentBlock {
+    /// Reads one MCP-shaped content block (`{"type": "image", "data": …, "mimeType": …}`), as an
+    /// extension returns it in `content`. Binary data must be base64; the error says what is
+    /// wrong with the block, for the author.
+    pub fn from_mcp_json(block: &Value) -> Result<ContentBlock, String> {
+        let Value::Object(block) = block else {
+            return Err("a content block must be an object".into());
+        };
+        let text = |object: &Map<String, Value>, key: &str| {
+            object.get(key).and_then(Value::as_str).map(str::to_string)
+        };
+        let required = |object: &Map<String, Value>, key: &str, kind: &str| {
+            text(object, key).ok_or_else(|| format!("a {kind} block needs a \"{key}\" string"))
+        };
+        let base64 = |data: String, kind: &str| match base64_decoded_len(&data) {
+            Some(size) => Ok((data, size)),
+            None => Err(format!("the {kind} block's data is not base64 (use btoa)")),
+        };
+        let kind = text(block, "type").unwrap_or_default();
+        match kind.as_str() {
+            "text" => Ok(ContentBlock::Text(required(block, "text", "text")?)),
+            "image" | "audio" => {
+                let (data_base64, size) = base64(required(block, "data", &kind)?, &kind)?;
+                let media = Media {
+                    mime_type: required(block, "mimeType", &kind)?,
+                    data_base64,
+                    size,
+                };
+                Ok(if kind == "image" {
+                    ContentBlock::Image(media)
+                } else {
+                    ContentBlock::Audio(media)
+                })
+            }
+            "resource_link" => {
+                let uri = required(block, "uri", "resource_link")?;
+                Ok(ContentBlock::ResourceLink(ResourceLink {
+                    name: text(block, "name").unwrap_or_else(|| uri.clone()),
+                    uri,
+                    title: text(block, "title"),
+                    description: text(block, "description"),
+                    mime_type: text(block, "mimeType"),
+                }))
+            }
+            "resource" => {
+                let Some(Value::Object(resource)) = block.get("resource") else {
+                    return Err("a resource block needs a \"resource\" object".into());
+                };
+                let uri = required(resource, "uri", "resource")?;
+                let contents = match (text(resource, "text"), text(resource, "blob")) {
+                    (Some(text), None) => ResourceContents::Text(text),
+                    (None, Some(blob)) => {
+                        let (data_base64, size) = base64(blob, "resource")?;
+                        ResourceContents::Blob { data_base64, size }
+                    }
+                    _ => {
+                        return Err(
+                            "a resource block's resource needs either \"text\" or \"blob\"".into(),
+                        );
+                    }
+                };
+                Ok(ContentBlock::Resource(EmbeddedResource {
+                    uri,
+                    mime_type: text(resource, "mimeType"),
+                    contents,
+                }))
+            }
+            "" => Err("a content block needs a \"type\"".into()),
+            other => Err(format!(
+                "\"{}\" is not a content type (text, image, audio, resource_link, resource)",
+                other.chars().take(40).collect::<String>()
+            )),
+        }
+    }
+}
+
 /// The decoded length of standard base64 (whitespace ignored), or `None` when it is not base64.
 pub fn base64_decoded_len(data: &str) -> Option<u64> {
     let mut symbols = 0u64;
@@ -219,7 +297,11 @@ pub fn base64_decoded_len(data: &str) -> Option<u64> {
 
 /// The line that replaces a binary part over a cap.
 pub(crate) fn over_cap_line(kind: &str, mime: &str, size: u64, cap: u64, whole: bool) -> String {
-    let mime = if mime.is_empty() { "no MIME type" } else { mime };
+    let mime = if mime.is_empty() {
+        "no MIME type"
+    } else {
+        mime
+    };
     let cap = if cap > 0 && cap.is_multiple_of(1 << 20) {
         format!("{} MiB", cap >> 20)
     } else {
@@ -261,10 +343,9 @@ pub(crate) fn admit_blocks(blocks: Vec<ContentBlock>, limits: ContentLimits) -> 
                     kept.push(ContentBlock::Resource(resource));
                     continue;
                 }
-                ResourceContents::Blob { .. } => (
-                    "resource",
-                    resource.mime_type.clone().unwrap_or_default(),
-                ),
+                ResourceContents::Blob { .. } => {
+                    ("resource", resource.mime_type.clone().unwrap_or_default())
+                }
             },
         };
         let size = block.binary_size();
@@ -313,7 +394,9 @@ mod tests {
             max_total_attachment_bytes: 45,
         };
         let kept = admit_blocks(vec![image(60), image(24), image(24)], limits);
-        assert!(matches!(&kept[0], ContentBlock::Text(t) if t.contains("60 bytes: over the 30-byte limit for one")));
+        assert!(
+            matches!(&kept[0], ContentBlock::Text(t) if t.contains("60 bytes: over the 30-byte limit for one"))
+        );
         assert!(matches!(&kept[1], ContentBlock::Image(_)));
         assert!(matches!(&kept[2], ContentBlock::Text(t) if t.contains("for all of one result")));
     }

@@ -85,6 +85,9 @@ pub struct ModelTool {
     pub read_only: bool,
     /// Where it comes from; `None` for `tool_search`, which the host provides.
     pub kind: Option<SourceKind>,
+    /// The schema its structured results match, when it declared one (an MCP tool's
+    /// `outputSchema`), for clients that read results as data.
+    pub output_schema: Option<Value>,
 }
 
 /// Builds a [`Host`]: the settings, and optionally the sandbox engine, the compiled-component
@@ -772,6 +775,10 @@ fn model_tool(tool: &RegisteredTool) -> ModelTool {
         input_schema: serde_json::from_str(&tool.input_schema).unwrap_or_default(),
         read_only: tool.read_only,
         kind: Some(tool.id.kind()),
+        output_schema: tool
+            .runner
+            .output_schema()
+            .and_then(|schema| serde_json::from_str(schema).ok()),
     }
 }
 
@@ -793,5 +800,6 @@ fn tool_search_tool() -> ModelTool {
         }),
         read_only: true,
         kind: None,
+        output_schema: None,
     }
 }

@@ -61,6 +61,7 @@ pub mod bench_support {
     pub use crate::loaders::extensions::{ExtensionOutcome, LoadedExtension, load_all};
 }
 
+pub use content::{ContentBlock, ContentLimits};
 pub use gate::{
     NonInteractivePrompter, PermissionPrompt, PromptAnswer, Prompter, TerminalPrompter,
 };
@@ -70,7 +71,6 @@ pub use mcp::{
     McpOptions, McpPrompt, McpPromptArgument, McpPromptMessage, McpResource, McpResourceContents,
     ServerState, ServerStatus, StartProgress,
 };
-pub use content::{ContentBlock, ContentLimits};
 pub use names::SourceKind;
 pub use runner::{BoxFuture, CallError, FailureCause, PromptText, ToolOutput};
 pub use sandbox::{ComponentCache, SandboxEngine, SandboxError, SandboxLimits};

@@ -61,7 +61,11 @@ impl ToolOutput {
     /// Adds blocks a component or an extension returned beside `output`, within `limits`: the
     /// blocks become `output` followed by them, and `output` gains each binary part's one-line
     /// summary so that a text-only reader knows it is there.
-    pub(crate) fn with_extra_blocks(mut self, extra: Vec<ContentBlock>, limits: ContentLimits) -> ToolOutput {
+    pub(crate) fn with_extra_blocks(
+        mut self,
+        extra: Vec<ContentBlock>,
+        limits: ContentLimits,
+    ) -> ToolOutput {
         if extra.is_empty() {
             return self;
         }
@@ -269,5 +273,11 @@ pub(crate) trait ToolRunner: Send + Sync {
     /// The text `tool_search` ranks this tool by.
     fn search_text(&self, tool: &ToolId, description: &str) -> String {
         format!("{} {description}", tool.tool())
+    }
+
+    /// The JSON Schema its `structured_content` matches, as JSON text, when the tool declared
+    /// one (an MCP tool's `outputSchema`); `mcp serve` lists it.
+    fn output_schema(&self) -> Option<&str> {
+        None
     }
 }

@@ -39,6 +39,7 @@ mod properties_rules;
 mod properties_server_digest;
 mod properties_settings;
 mod python_guest;
+mod rich_results;
 mod schema_validator;
 mod schema_validator_suite;
 mod server_digest;

@@ -291,8 +291,8 @@ fn ten_thousand_levels_of_nesting_are_refused_not_a_crash() {
 fn a_fifty_megabyte_result_admitted_by_a_raised_limit_finishes_inside_the_sandbox() {
     use earshot_host::sandbox::{OutputLimits, SandboxLimits};
     let limits = OutputLimits {
-        max_output_chars: 25_000,
         max_input_bytes: 64 << 20,
+        ..OutputLimits::default()
     };
     let parser = McpOutputParser::with_limits(
         &SandboxEngine::shared(),

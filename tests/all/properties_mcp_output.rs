@@ -17,6 +17,10 @@ use serde_json::{Value, json};
 const LIMITS: OutputLimits = OutputLimits {
     max_output_chars: 300,
     max_input_bytes: 4 << 20,
+    content: earshot_host::ContentLimits {
+        max_attachment_bytes: 5 << 20,
+        max_total_attachment_bytes: 10 << 20,
+    },
 };
 
 /// The sandbox's CPU deadline for one call, and what a call may take in all (a debug build on a
@@ -53,6 +57,8 @@ fn check(result_json: &str, schema: Option<&str>) -> Result<(), TestCaseError> {
             earshot_mcp_output::Limits {
                 max_output_chars: LIMITS.max_output_chars,
                 max_input_bytes: LIMITS.max_input_bytes,
+                max_attachment_bytes: LIMITS.content.max_attachment_bytes,
+                max_total_attachment_bytes: LIMITS.content.max_total_attachment_bytes,
             },
         )
     });
@@ -65,6 +71,7 @@ fn check(result_json: &str, schema: Option<&str>) -> Result<(), TestCaseError> {
             prop_assert_eq!(out.truncated_chars, expected.truncated_chars);
             prop_assert_eq!(&out.structured_content, &expected.structured_content);
             prop_assert_eq!(out.attachments.len(), expected.attachments.len());
+            prop_assert_eq!(out.content.len(), expected.blocks.len());
             safe_for_a_terminal(&out)?;
         }
         (Err(OutputError::Malformed(message)), Err(expected)) => {

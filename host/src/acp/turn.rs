@@ -150,12 +150,16 @@ impl SessionTools {
                 } else {
                     ToolCallStatus::Completed
                 };
+                let raw_output = output
+                    .structured_content
+                    .clone()
+                    .unwrap_or_else(|| Value::from(output.output.clone()));
                 self.update(
                     &id,
                     ToolCallUpdateFields::new()
                         .status(status)
-                        .content(vec![text_content(&output.output)])
-                        .raw_output(Value::from(output.output.clone())),
+                        .content(output_content(&output))
+                        .raw_output(raw_output),
                 );
                 TurnCall::Ran(output)
             }
@@ -271,6 +275,24 @@ enum Start {
     AfterTheAsk,
     /// Never: denied, or not a tool.
     Never,
+}
+
+/// A tool output as ACP content: every block (images, audio, resource links, embedded resources)
+/// as the tool produced it; ACP's content blocks have MCP's shape.
+fn output_content(output: &ToolOutput) -> Vec<ToolCallContent> {
+    output
+        .blocks()
+        .iter()
+        .map(
+            |block| match serde_json::from_value::<ContentBlock>(block.to_mcp_json()) {
+                Ok(block) => ToolCallContent::Content(Content::new(block)),
+                Err(error) => text_content(&format!(
+                    "{} (not passed on: {error})",
+                    block.summary().unwrap_or_default()
+                )),
+            },
+        )
+        .collect()
 }
 
 fn text_content(text: &str) -> ToolCallContent {

@@ -18,6 +18,7 @@ use boa_engine::{Context, JsError, JsValue, js_string};
 
 use tokio::sync::oneshot;
 
+use crate::content::{ContentBlock, ContentLimits};
 use crate::runner::{CallError, FailureCause, PromptText, ToolOutput};
 
 use super::errors::{describe_error, locate_error};
@@ -589,11 +590,12 @@ fn call_tool(
     Ok(interpret_return(&value, context))
 }
 
-/// A string, or `{ output, isError?, title? }`; anything else is an error naming what came back.
+/// A string, or `{ output, isError?, title?, content?, structuredContent? }`; anything else is an
+/// error naming what came back.
 fn interpret_return(value: &JsValue, context: &mut Context) -> ToolOutput {
     let wrong = |what: String| ToolOutput {
         output: format!(
-            "execute returned {what}; it must return a string or {{ output, isError?, title? }}"
+            "execute returned {what}; it must return a string or {{ output, isError?, title?, content?, structuredContent? }}"
         ),
         is_error: true,
         title: None,
@@ -630,11 +632,63 @@ fn interpret_return(value: &JsValue, context: &mut Context) -> ToolOutput {
         .get(js_string!("isError"), context)
         .unwrap_or_default();
     let title = object.get(js_string!("title"), context).unwrap_or_default();
-    ToolOutput {
+    let extra = match returned_content(&object, context) {
+        Ok(extra) => extra,
+        Err(what) => return wrong(what),
+    };
+    let output = ToolOutput {
         output,
         is_error: is_error.to_boolean(),
         title: title.as_string().map(|s| s.to_std_string_escaped()),
         notice: None,
+        structured_content: extra.structured,
         ..ToolOutput::default()
-    }
+    };
+    output.with_extra_blocks(extra.blocks, ContentLimits::default())
+}
+
+/// What an extension returned beside `output`.
+struct ReturnedContent {
+    blocks: Vec<ContentBlock>,
+    structured: Option<serde_json::Value>,
+}
+
+/// Reads `content` (MCP content blocks) and `structuredContent` (a plain object) from a returned
+/// object; the error names what is wrong, as the rest of the return value's errors do.
+fn returned_content(
+    object: &boa_engine::JsObject,
+    context: &mut Context,
+) -> Result<ReturnedContent, String> {
+    let mut as_json = |key: boa_engine::JsString| -> Result<Option<serde_json::Value>, String> {
+        let value = object.get(key.clone(), context).unwrap_or_default();
+        if value.is_undefined() || value.is_null() {
+            return Ok(None);
+        }
+        value.to_json(context).map_err(|error| {
+            format!(
+                "an object whose `{}` cannot be read as JSON ({error})",
+                key.to_std_string_escaped()
+            )
+        })
+    };
+    let blocks = match as_json(js_string!("content"))? {
+        None => Vec::new(),
+        Some(serde_json::Value::Array(items)) => items
+            .iter()
+            .enumerate()
+            .map(|(index, item)| {
+                ContentBlock::from_mcp_json(item)
+                    .map_err(|why| format!("an object whose `content[{index}]` is wrong: {why}"))
+            })
+            .collect::<Result<_, _>>()?,
+        Some(_) => return Err("an object whose `content` is not an array".into()),
+    };
+    let structured = match as_json(js_string!("structuredContent"))? {
+        None => None,
+        Some(value @ serde_json::Value::Object(_)) => Some(value),
+        Some(_) => {
+            return Err("an object whose `structuredContent` is not a plain object".into());
+        }
+    };
+    Ok(ReturnedContent { blocks, structured })
 }

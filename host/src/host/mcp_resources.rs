@@ -116,6 +116,7 @@ impl Host {
                 input_schema: crate::mcp::resources_list_schema(),
                 read_only: true,
                 kind: None,
+                output_schema: None,
             },
             ModelTool {
                 name: READ_RESOURCE_TOOL.into(),
@@ -124,6 +125,7 @@ impl Host {
                 input_schema: crate::mcp::resources_read_schema(),
                 read_only: true,
                 kind: None,
+                output_schema: None,
             },
         ]
     }

@@ -54,6 +54,7 @@ impl Host {
             input_schema: input_schema(&names),
             read_only: true,
             kind: None,
+            output_schema: None,
         })
     }
 

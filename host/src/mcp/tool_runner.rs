@@ -47,13 +47,23 @@ impl ToolRunner for McpRunner {
                         },
                     )
                 })?;
+            let structured_content = normalised
+                .structured_content
+                .as_deref()
+                .and_then(|text| serde_json::from_str(text).ok());
             Ok(ToolOutput {
                 output: normalised.output,
                 is_error: normalised.is_error,
                 title: self.title.clone(),
                 notice: outcome.notice,
+                content: normalised.content,
+                structured_content,
             })
         })
+    }
+
+    fn output_schema(&self) -> Option<&str> {
+        self.output_schema.as_deref()
     }
 
     fn search_text(&self, tool: &ToolId, description: &str) -> String {

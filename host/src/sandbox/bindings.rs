@@ -27,6 +27,9 @@ const LOG_MESSAGE_CAP: usize = 4096;
 /// The `types` interface has no functions; tool components import it only for its records.
 impl tool_provider::earshot::plugin::types::Host for GuestState {}
 
+/// The same for the mcp-output world, whose results are made of the `types` content blocks.
+impl mcp_output::earshot::plugin::types::Host for GuestState {}
+
 impl tool_provider::earshot::plugin::log::Host for GuestState {
     fn log(&mut self, level: tool_provider::earshot::plugin::log::Level, message: String) {
         use tool_provider::earshot::plugin::log::Level;
@@ -65,7 +68,7 @@ impl World for tool_provider::ToolProvider {
 
 impl World for schema_validator::SchemaValidator {
     type Pre = schema_validator::SchemaValidatorPre<GuestState>;
-    const NAME: &'static str = "earshot:plugin/schema-validator@0.1.0";
+    const NAME: &'static str = "earshot:plugin/schema-validator@0.2.0";
 
     fn pre(pre: InstancePre<GuestState>) -> wasmtime::Result<Self::Pre> {
         schema_validator::SchemaValidatorPre::new(pre)
@@ -78,7 +81,11 @@ impl World for schema_validator::SchemaValidator {
 
 impl World for mcp_output::McpOutput {
     type Pre = mcp_output::McpOutputPre<GuestState>;
-    const NAME: &'static str = "earshot:plugin/mcp-output@0.1.0";
+    const NAME: &'static str = "earshot:plugin/mcp-output@0.2.0";
+
+    fn add_imports(linker: &mut Linker<GuestState>) -> wasmtime::Result<()> {
+        mcp_output::McpOutput::add_to_linker::<_, HasSelf<GuestState>>(linker, |state| state)
+    }
 
     fn pre(pre: InstancePre<GuestState>) -> wasmtime::Result<Self::Pre> {
         mcp_output::McpOutputPre::new(pre)

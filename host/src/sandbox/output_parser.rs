@@ -3,12 +3,17 @@
 use std::sync::Mutex;
 
 use super::bindings::mcp_output::McpOutput as OutputWorld;
+use super::bindings::mcp_output::earshot::plugin::types as wit;
 use super::bindings::mcp_output::exports::earshot::plugin::normalise::Limits as WitLimits;
 use super::cache::ComponentCache;
 use super::engine::SandboxEngine;
 use super::error::SandboxError;
 use super::limits::SandboxLimits;
 use super::runner::Runner;
+use crate::content::{
+    ContentBlock, ContentLimits, EmbeddedResource, Media, ResourceContents, ResourceLink,
+    base64_decoded_len,
+};
 
 /// The parser component, built from `host/guests/mcp-output` during the build.
 const OUTPUT_WASM: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/earshot_mcp_output.wasm"));
@@ -26,14 +31,17 @@ pub struct OutputLimits {
     pub max_output_chars: u32,
     /// Bytes of input accepted.
     pub max_input_bytes: u32,
+    /// The caps on binary parts (images, audio, blobs).
+    pub content: ContentLimits,
 }
 
 impl Default for OutputLimits {
-    /// 25,000 characters out, 16 MiB in.
+    /// 25,000 characters out, 16 MiB in, binary parts as [`ContentLimits::default`].
     fn default() -> Self {
         OutputLimits {
             max_output_chars: 25_000,
             max_input_bytes: 16 << 20,
+            content: ContentLimits::default(),
         }
     }
 }
@@ -62,6 +70,9 @@ pub struct NormalisedOutput {
     pub is_error: bool,
     /// Binary parts, in order.
     pub attachments: Vec<Attachment>,
+    /// Every block of the result, in order: text sanitised and within the output budget, binary
+    /// parts checked and within [`ContentLimits`] (a part over a cap is a text line saying so).
+    pub content: Vec<ContentBlock>,
     /// `structuredContent` as JSON text, when present.
     pub structured_content: Option<String>,
     /// Characters cut from `output`.
@@ -147,6 +158,8 @@ impl McpOutputParser {
         let limits = WitLimits {
             max_output_chars: self.limits.max_output_chars,
             max_input_bytes: self.limits.max_input_bytes,
+            max_attachment_bytes: self.limits.content.max_attachment_bytes,
+            max_total_attachment_bytes: self.limits.content.max_total_attachment_bytes,
         };
         let mut runner = self
             .runner
@@ -161,22 +174,75 @@ impl McpOutputParser {
             )
         })?;
         let result = result.map_err(OutputError::Malformed)?;
+        let content: Vec<ContentBlock> = result.content.into_iter().map(host_block).collect();
+        let attachments = content.iter().filter_map(attachment_of).collect();
         Ok(NormalisedOutput {
             output: result.output,
             is_error: result.is_error,
-            attachments: result
-                .attachments
-                .into_iter()
-                .map(|a| Attachment {
-                    kind: a.kind,
-                    mime_type: a.mime_type,
-                    size: a.size,
-                    data_base64: a.data_base64,
-                    uri: a.uri,
-                })
-                .collect(),
+            attachments,
+            content,
             structured_content: result.structured_content,
             truncated_chars: result.truncated_chars,
         })
     }
+}
+
+/// A block from the sandbox in the host's shape (the sandbox checked the base64; its size is
+/// counted again here rather than trusted).
+fn host_block(block: wit::ContentBlock) -> ContentBlock {
+    let size = |data: &str| base64_decoded_len(data).unwrap_or(0);
+    let media = |media: wit::Media| Media {
+        size: size(&media.data_base64),
+        mime_type: media.mime_type,
+        data_base64: media.data_base64,
+    };
+    match block {
+        wit::ContentBlock::Text(text) => ContentBlock::Text(text),
+        wit::ContentBlock::Image(m) => ContentBlock::Image(media(m)),
+        wit::ContentBlock::Audio(m) => ContentBlock::Audio(media(m)),
+        wit::ContentBlock::ResourceLink(link) => ContentBlock::ResourceLink(ResourceLink {
+            uri: link.uri,
+            name: link.name,
+            title: link.title,
+            description: link.description,
+            mime_type: link.mime_type,
+        }),
+        wit::ContentBlock::Resource(resource) => ContentBlock::Resource(EmbeddedResource {
+            uri: resource.uri,
+            mime_type: resource.mime_type,
+            contents: match resource.contents {
+                wit::ResourceContents::Text(text) => ResourceContents::Text(text),
+                wit::ResourceContents::BlobBase64(data_base64) => ResourceContents::Blob {
+                    size: size(&data_base64),
+                    data_base64,
+                },
+            },
+        }),
+    }
+}
+
+/// The attachment a binary block is, for the callers that keep binary parts aside.
+fn attachment_of(block: &ContentBlock) -> Option<Attachment> {
+    let (kind, mime_type, data_base64, uri) = match block {
+        ContentBlock::Image(media) => ("image", media.mime_type.clone(), &media.data_base64, None),
+        ContentBlock::Audio(media) => ("audio", media.mime_type.clone(), &media.data_base64, None),
+        ContentBlock::Resource(EmbeddedResource {
+            uri,
+            mime_type,
+            contents: ResourceContents::Blob { data_base64, .. },
+        }) => (
+            "resource",
+            mime_type.clone().unwrap_or_default(),
+            data_base64,
+            Some(uri.clone()),
+        ),
+        _ => return None,
+    };
+    Some(Attachment {
+        kind: kind.to_string(),
+        mime_type,
+        size: block.binary_size(),
+        data_base64: data_base64.clone(),
+        uri,
+    })
 }

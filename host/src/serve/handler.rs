@@ -110,7 +110,36 @@ fn mcp_tool(tool: &ModelTool) -> Tool {
     if honoured {
         shown = shown.annotate(ToolAnnotations::new().read_only(true));
     }
+    if let Some(Value::Object(schema)) = &tool.output_schema {
+        shown = shown.with_raw_output_schema(Arc::new(schema.clone()));
+    }
     shown
+}
+
+/// A tool output as an MCP result: every block (images, audio, resource links, embedded
+/// resources) and the structured content, as the tool behind produced them.
+fn mcp_result(output: crate::ToolOutput) -> CallToolResult {
+    let content: Vec<ContentBlock> = output
+        .blocks()
+        .iter()
+        .map(|block| {
+            serde_json::from_value(block.to_mcp_json()).unwrap_or_else(|error| {
+                // Every block the host holds is a valid MCP block; should rmcp disagree, the
+                // client still learns what was there.
+                ContentBlock::text(format!(
+                    "{} (not passed on: {error})",
+                    block.summary().unwrap_or_default()
+                ))
+            })
+        })
+        .collect();
+    let mut result = if output.is_error {
+        CallToolResult::error(content)
+    } else {
+        CallToolResult::success(content)
+    };
+    result.structured_content = output.structured_content;
+    result
 }
 
 impl ServerHandler for EarshotServer {
@@ -261,12 +290,7 @@ impl ServerHandler for EarshotServer {
                 if let Some(notice) = &output.notice {
                     tracing::warn!("{notice}");
                 }
-                let content = vec![ContentBlock::text(output.output)];
-                if output.is_error {
-                    CallToolResult::error(content)
-                } else {
-                    CallToolResult::success(content)
-                }
+                mcp_result(output)
             }
             // A denial, an invalid input or a failure is a result the model reads, never a crash.
             Err(error) => CallToolResult::error(vec![ContentBlock::text(error.to_string())]),

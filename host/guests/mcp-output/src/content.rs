@@ -5,12 +5,16 @@ use std::collections::HashMap;
 
 use serde_json::{Map, Value};
 
-use crate::Attachment;
+use crate::{Attachment, Block, Limits};
 
-/// The text parts and attachments of a result's `content` array.
+/// The text parts, attachments and blocks of a result's `content` array.
 pub(crate) struct RenderedBlocks {
     pub parts: Vec<String>,
     pub attachments: Vec<Attachment>,
+    /// Every block in order, binary parts within the limits (text not yet sanitised or capped).
+    pub blocks: Vec<Block>,
+    /// Decoded bytes of the binary parts kept so far.
+    kept_bytes: u64,
     /// True when at least one block carried text for the model (text or a text resource).
     pub had_text: bool,
 }
@@ -27,8 +31,12 @@ pub(crate) fn json_kind(value: &Value) -> &'static str {
     }
 }
 
-/// Renders every block of `content` (absent means empty).
-pub(crate) fn render_blocks(content: Option<&Value>) -> Result<RenderedBlocks, String> {
+/// Renders every block of `content` (absent means empty); a binary part over `limits` becomes a
+/// line saying what was left out.
+pub(crate) fn render_blocks(
+    content: Option<&Value>,
+    limits: Limits,
+) -> Result<RenderedBlocks, String> {
     let blocks: &[Value] = match content {
         None | Some(Value::Null) => &[],
         Some(Value::Array(blocks)) => blocks,
@@ -42,6 +50,8 @@ pub(crate) fn render_blocks(content: Option<&Value>) -> Result<RenderedBlocks, S
     let mut rendered = RenderedBlocks {
         parts: Vec::with_capacity(blocks.len()),
         attachments: Vec::new(),
+        blocks: Vec::with_capacity(blocks.len()),
+        kept_bytes: 0,
         had_text: false,
     };
     for (index, block) in blocks.iter().enumerate() {
@@ -51,14 +61,46 @@ pub(crate) fn render_blocks(content: Option<&Value>) -> Result<RenderedBlocks, S
                 json_kind(block)
             ));
         };
-        render_block(index, block, &mut rendered)?;
+        render_block(index, block, limits, &mut rendered)?;
     }
     Ok(rendered)
+}
+
+/// Whether a binary part of `size` bytes fits the limits; when it does not, the line that takes
+/// its place.
+fn over_limit(into: &RenderedBlocks, size: u64, limits: Limits) -> Option<String> {
+    let shown = |cap: u64| {
+        if cap > 0 && cap.is_multiple_of(1 << 20) {
+            format!("{} MiB", cap >> 20)
+        } else {
+            format!("{cap}-byte")
+        }
+    };
+    if size > limits.max_attachment_bytes {
+        Some(format!(
+            "over the {} limit for one image, audio clip or blob; left out",
+            shown(limits.max_attachment_bytes)
+        ))
+    } else if into.kept_bytes + size > limits.max_total_attachment_bytes {
+        Some(format!(
+            "over the {} limit for all of one result's images, audio and blobs; left out",
+            shown(limits.max_total_attachment_bytes)
+        ))
+    } else {
+        None
+    }
+}
+
+/// Records a text line standing for a binary part (in `output` and in the blocks).
+fn push_summary(into: &mut RenderedBlocks, line: String) {
+    into.blocks.push(Block::Text(line.clone()));
+    into.parts.push(line);
 }
 
 fn render_block(
     index: usize,
     block: &Map<String, Value>,
+    limits: Limits,
     into: &mut RenderedBlocks,
 ) -> Result<(), String> {
     let kind =
@@ -69,6 +111,7 @@ fn render_block(
                 format!("content[{index}] is a text block without a \"text\" string")
             })?;
             into.parts.push(text.to_string());
+            into.blocks.push(Block::Text(text.to_string()));
             into.had_text = true;
         }
         "image" | "audio" => {
@@ -83,6 +126,11 @@ fn render_block(
             };
             match decoded_len(data) {
                 Some(size) => {
+                    if let Some(why) = over_limit(into, size, limits) {
+                        push_summary(into, format!("[{kind}: {mime_shown}, {size} bytes: {why}]"));
+                        return Ok(());
+                    }
+                    into.kept_bytes += size;
                     into.parts
                         .push(format!("[{kind}: {mime_shown}, {size} bytes]"));
                     into.attachments.push(Attachment {
@@ -92,10 +140,16 @@ fn render_block(
                         data_base64: data.to_string(),
                         uri: None,
                     });
+                    into.blocks.push(Block::Media {
+                        audio: kind == "audio",
+                        mime_type: crate::sanitise(mime_type),
+                        data_base64: data.to_string(),
+                    });
                 }
-                None => into.parts.push(format!(
-                    "[{kind}: {mime_shown}, data is not valid base64; dropped]"
-                )),
+                None => push_summary(
+                    into,
+                    format!("[{kind}: {mime_shown}, data is not valid base64; dropped]"),
+                ),
             }
         }
         "resource_link" => {
@@ -104,6 +158,13 @@ fn render_block(
             let name = string_field(block, "title")
                 .or_else(|| string_field(block, "name"))
                 .unwrap_or(uri);
+            into.blocks.push(Block::ResourceLink {
+                uri: crate::sanitise(uri),
+                name: crate::sanitise(string_field(block, "name").unwrap_or(uri)),
+                title: string_field(block, "title").map(crate::sanitise),
+                description: string_field(block, "description").map(crate::sanitise),
+                mime_type: string_field(block, "mimeType").map(crate::sanitise),
+            });
             let mut line = format!("[resource link: {name} <{uri}>");
             if let Some(mime) = string_field(block, "mimeType") {
                 line.push_str(&format!(" ({mime})"));
@@ -130,6 +191,11 @@ fn render_block(
                     format!(" ({mime_type})")
                 };
                 into.parts.push(format!("[resource {uri}{mime}]\n{text}"));
+                into.blocks.push(Block::ResourceText {
+                    uri: crate::sanitise(uri),
+                    mime_type: (!mime_type.is_empty()).then(|| crate::sanitise(mime_type)),
+                    text: text.to_string(),
+                });
                 into.had_text = true;
             } else if let Some(blob) = string_field(resource, "blob") {
                 let mime_shown = if mime_type.is_empty() {
@@ -139,6 +205,19 @@ fn render_block(
                 };
                 match decoded_len(blob) {
                     Some(size) => {
+                        if let Some(why) = over_limit(into, size, limits) {
+                            push_summary(
+                                into,
+                                format!("[resource {uri}: {mime_shown}, {size} bytes: {why}]"),
+                            );
+                            return Ok(());
+                        }
+                        into.kept_bytes += size;
+                        into.blocks.push(Block::ResourceBlob {
+                            uri: crate::sanitise(uri),
+                            mime_type: (!mime_type.is_empty()).then(|| crate::sanitise(mime_type)),
+                            data_base64: blob.to_string(),
+                        });
                         into.parts
                             .push(format!("[resource {uri}: {mime_shown}, {size} bytes]"));
                         into.attachments.push(Attachment {
@@ -149,9 +228,12 @@ fn render_block(
                             uri: Some(uri.to_string()),
                         });
                     }
-                    None => into.parts.push(format!(
-                        "[resource {uri}: {mime_shown}, blob is not valid base64; dropped]"
-                    )),
+                    None => push_summary(
+                        into,
+                        format!(
+                            "[resource {uri}: {mime_shown}, blob is not valid base64; dropped]"
+                        ),
+                    ),
                 }
             } else {
                 return Err(format!(
@@ -161,8 +243,7 @@ fn render_block(
         }
         other => {
             let shown: String = other.chars().take(40).collect();
-            into.parts
-                .push(format!("[unsupported content type \"{shown}\"]"));
+            push_summary(into, format!("[unsupported content type \"{shown}\"]"));
         }
     }
     Ok(())

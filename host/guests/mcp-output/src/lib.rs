@@ -24,15 +24,22 @@ pub struct Limits {
     pub max_output_chars: u32,
     /// The most bytes of input accepted.
     pub max_input_bytes: u32,
+    /// The most decoded bytes of one binary part; a larger one is replaced by a line saying so.
+    pub max_attachment_bytes: u64,
+    /// The most decoded bytes of all of one result's binary parts together.
+    pub max_total_attachment_bytes: u64,
 }
 
 impl Default for Limits {
     /// 25,000 characters of output (what Claude Code keeps of an MCP result) and 16 MiB of input
-    /// (rmcp's default cap on one message).
+    /// (rmcp's default cap on one message); 5 MiB a binary part (the largest image the common
+    /// model APIs take) and 10 MiB for all of them.
     fn default() -> Self {
         Limits {
             max_output_chars: 25_000,
             max_input_bytes: 16 * 1024 * 1024,
+            max_attachment_bytes: 5 << 20,
+            max_total_attachment_bytes: 10 << 20,
         }
     }
 }
@@ -52,6 +59,53 @@ pub struct Attachment {
     pub uri: Option<String>,
 }
 
+/// One block of a result, in order, for clients that show more than text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Block {
+    /// Text, sanitised and within the output budget.
+    Text(String),
+    /// An image (`audio` false) or an audio clip (`audio` true).
+    Media {
+        /// True for audio.
+        audio: bool,
+        /// The declared MIME type (empty when none).
+        mime_type: String,
+        /// The base64 data as sent (checked to be base64).
+        data_base64: String,
+    },
+    /// A link to a resource.
+    ResourceLink {
+        /// Its URI.
+        uri: String,
+        /// Its name (the URI when the server gave none).
+        name: String,
+        /// Its title.
+        title: Option<String>,
+        /// Its description.
+        description: Option<String>,
+        /// Its MIME type.
+        mime_type: Option<String>,
+    },
+    /// An embedded resource with text contents.
+    ResourceText {
+        /// Its URI.
+        uri: String,
+        /// Its MIME type.
+        mime_type: Option<String>,
+        /// The text, sanitised and within the output budget.
+        text: String,
+    },
+    /// An embedded resource with binary contents.
+    ResourceBlob {
+        /// Its URI.
+        uri: String,
+        /// Its MIME type.
+        mime_type: Option<String>,
+        /// The base64 data as sent (checked to be base64).
+        data_base64: String,
+    },
+}
+
 /// A normalised result: what the model sees, plus what the host keeps aside.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ToolResult {
@@ -61,6 +115,9 @@ pub struct ToolResult {
     pub is_error: bool,
     /// Binary parts, in order.
     pub attachments: Vec<Attachment>,
+    /// Every block, in order: text sanitised and sharing `output`'s budget, binary parts within
+    /// the limits.
+    pub blocks: Vec<Block>,
     /// `structuredContent` as JSON text, when present.
     pub structured_content: Option<String>,
     /// Characters cut from `output`.
@@ -104,8 +161,9 @@ pub fn normalise(
             ));
         }
     };
-    let rendered = content::render_blocks(result.get("content"))?;
+    let rendered = content::render_blocks(result.get("content"), limits)?;
     let mut parts = rendered.parts;
+    let mut blocks = rendered.blocks;
 
     let structured = result.get("structuredContent").filter(|v| !v.is_null());
     if let Some(structured) = structured
@@ -123,15 +181,15 @@ pub fn normalise(
             (Some(structured), _) => {
                 if let Some(problem) = content::check_output_schema(schema, structured)? {
                     is_error = true;
+                    blocks.insert(0, Block::Text(problem.clone()));
                     parts.insert(0, problem);
                 }
             }
             (None, false) => {
                 is_error = true;
-                parts.insert(
-                    0,
-                    "the tool declared an outputSchema but returned no structuredContent".into(),
-                );
+                let problem = "the tool declared an outputSchema but returned no structuredContent";
+                blocks.insert(0, Block::Text(problem.into()));
+                parts.insert(0, problem.into());
             }
             (None, true) => {}
         }
@@ -148,7 +206,37 @@ pub fn normalise(
         output,
         is_error,
         attachments: rendered.attachments,
+        blocks: within_budget(blocks, limits.max_output_chars as usize),
         structured_content: structured_text,
         truncated_chars,
     })
+}
+
+/// Sanitises the text of `blocks` and caps it at `budget` characters in all, as `output` is: the
+/// block that crosses the budget is cut with a note, and the text blocks after it are dropped.
+fn within_budget(blocks: Vec<Block>, budget: usize) -> Vec<Block> {
+    let mut left = Some(budget);
+    let mut take = |text: &str| {
+        let room = left?;
+        let (text, cut) = truncate(sanitise(text), room);
+        let used = text.chars().count();
+        left = (cut == 0 && used < room).then(|| room - used);
+        Some(text)
+    };
+    blocks
+        .into_iter()
+        .filter_map(|block| match block {
+            Block::Text(text) => take(&text).map(Block::Text),
+            Block::ResourceText {
+                uri,
+                mime_type,
+                text,
+            } => take(&text).map(|text| Block::ResourceText {
+                uri,
+                mime_type,
+                text,
+            }),
+            other => Some(other),
+        })
+        .collect()
 }

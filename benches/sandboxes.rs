@@ -182,6 +182,40 @@ fn main() {
         );
     }
 
+    // 2b. A result with a 1 MiB and a 4 MiB image (screenshots): the blocks cross the sandbox
+    //     boundary as base64 text, so this is what passing images through costs.
+    for (label, size) in [("1 MiB", 1usize << 20), ("4 MiB", 4 << 20)] {
+        let data = "iVBO".repeat(size.div_ceil(3));
+        let result = json!({"content": [
+            {"type": "text", "text": "a screenshot"},
+            {"type": "image", "data": data, "mimeType": "image/png"}
+        ]})
+        .to_string();
+        let native_time = per_call(11, || {
+            black_box(
+                earshot_mcp_output::normalise(
+                    black_box(&result),
+                    None,
+                    earshot_mcp_output::Limits::default(),
+                )
+                .expect("normalises"),
+            );
+        });
+        let sandboxed_time = per_call(11, || {
+            black_box(
+                parser
+                    .normalise(black_box(&result), None)
+                    .expect("normalises"),
+            );
+        });
+        row(
+            &format!("mcp-output on a result with a {label} image"),
+            "native",
+            sandboxed_time,
+            native_time,
+        );
+    }
+
     // 3. Component ready: from the cache, from the code precompiled at build time (a fresh
     //    machine), and compiled from nothing (what a fresh machine would pay without it).
     let from_cache = per_call(11, || {

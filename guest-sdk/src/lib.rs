@@ -1,7 +1,7 @@
 //! Write earshot tool components in Rust.
 //!
 //! earshot loads WebAssembly components that implement the `tool-provider` world of the
-//! `earshot:plugin@0.1.0` WIT package (`wit/` in this repository). Each component contributes
+//! `earshot:plugin@0.2.0` WIT package (`wit/` in this repository). Each component contributes
 //! tools; the host names them `<component>__<tool>`, validates every input against the tool's
 //! schema, sends every call through its permission gate, and runs the component with nothing
 //! granted: no filesystem, no environment, no sockets, a memory cap and a CPU deadline.
@@ -52,6 +52,11 @@ pub use serde_json::{self, Value, json};
 
 #[cfg(feature = "tool-provider")]
 mod provider;
+/// The contract's content blocks, for [`Output::block`].
+#[cfg(feature = "tool-provider")]
+pub use bindings::tool_provider::earshot::plugin::types::{
+    ContentBlock, EmbeddedResource, Media, ResourceContents, ResourceLink,
+};
 #[cfg(feature = "tool-provider")]
 pub use provider::{Output, Tool, ToolProvider, log};
 

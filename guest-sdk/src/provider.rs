@@ -2,7 +2,9 @@
 
 use crate::Value;
 use crate::bindings::tool_provider::earshot::plugin::log::{Level, log as host_log};
-use crate::bindings::tool_provider::earshot::plugin::types::{ToolOutput, ToolSpec};
+use crate::bindings::tool_provider::earshot::plugin::types::{
+    ContentBlock, EmbeddedResource, Media, ResourceContents, ResourceLink, ToolOutput, ToolSpec,
+};
 
 /// A tool a component contributes: its name, what it does, its input schema, and whether it
 /// only reads.
@@ -42,7 +44,7 @@ impl Tool {
 }
 
 /// What a tool call returns to the model.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub struct Output {
     /// The text the model sees.
     pub output: String,
@@ -50,6 +52,12 @@ pub struct Output {
     pub is_error: bool,
     /// A short title the host may show the user.
     pub title: Option<String>,
+    /// Blocks that follow `output` (images, audio, resource links, embedded resources, more
+    /// text). The host caps binary parts at 5 MiB each and 10 MiB a result. (Contract 0.2.0.)
+    pub content: Vec<ContentBlock>,
+    /// A JSON object for clients that read results as data (MCP's `structuredContent`).
+    /// (Contract 0.2.0.)
+    pub structured: Option<Value>,
 }
 
 impl Output {
@@ -59,6 +67,8 @@ impl Output {
             output: output.into(),
             is_error: false,
             title: None,
+            content: Vec::new(),
+            structured: None,
         }
     }
 
@@ -68,6 +78,8 @@ impl Output {
             output: message.into(),
             is_error: true,
             title: None,
+            content: Vec::new(),
+            structured: None,
         }
     }
 
@@ -75,6 +87,63 @@ impl Output {
     pub fn with_title(mut self, title: impl Into<String>) -> Self {
         self.title = Some(title.into());
         self
+    }
+
+    /// Adds an image (`mime_type` such as `image/png`) after the text.
+    pub fn image(self, mime_type: impl Into<String>, bytes: &[u8]) -> Self {
+        let media = media(mime_type, bytes);
+        self.block(ContentBlock::Image(media))
+    }
+
+    /// Adds an audio clip (`mime_type` such as `audio/wav`) after the text.
+    pub fn audio(self, mime_type: impl Into<String>, bytes: &[u8]) -> Self {
+        let media = media(mime_type, bytes);
+        self.block(ContentBlock::Audio(media))
+    }
+
+    /// Adds a link to a resource the client may fetch itself.
+    pub fn resource_link(self, uri: impl Into<String>, name: impl Into<String>) -> Self {
+        self.block(ContentBlock::ResourceLink(ResourceLink {
+            uri: uri.into(),
+            name: name.into(),
+            title: None,
+            description: None,
+            mime_type: None,
+        }))
+    }
+
+    /// Adds a resource whose text travels in the result.
+    pub fn resource_text(
+        self,
+        uri: impl Into<String>,
+        mime_type: Option<String>,
+        text: impl Into<String>,
+    ) -> Self {
+        self.block(ContentBlock::Resource(EmbeddedResource {
+            uri: uri.into(),
+            mime_type,
+            contents: ResourceContents::Text(text.into()),
+        }))
+    }
+
+    /// Adds any content block, as the contract defines it.
+    pub fn block(mut self, block: ContentBlock) -> Self {
+        self.content.push(block);
+        self
+    }
+
+    /// Sets the structured result: a JSON object (anything else makes the call an error).
+    pub fn structured(mut self, value: Value) -> Self {
+        self.structured = Some(value);
+        self
+    }
+}
+
+fn media(mime_type: impl Into<String>, bytes: &[u8]) -> Media {
+    use base64::Engine as _;
+    Media {
+        mime_type: mime_type.into(),
+        data_base64: base64::engine::general_purpose::STANDARD.encode(bytes),
     }
 }
 
@@ -142,6 +211,8 @@ pub fn call_tool<P: ToolProvider>(name: &str, input_json: &str) -> ToolOutput {
         output: output.output,
         is_error: output.is_error,
         title: output.title,
+        content: output.content,
+        structured_content: output.structured.map(|value| value.to_string()),
     }
 }
 

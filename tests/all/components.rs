@@ -223,11 +223,13 @@ fn foreign_broken_and_future_components_are_reported_at_load() {
         "{problems:?}"
     );
     assert!(
-        find("validator").contains("does not implement earshot:plugin/tool-provider@0.1.0"),
+        find("validator")
+            .contains("does not implement earshot:plugin/tool-provider@0.2.0 (or @0.1.0)"),
         "{problems:?}"
     );
     assert!(
-        find("future").contains("does not implement earshot:plugin/tool-provider@0.1.0"),
+        find("future")
+            .contains("does not implement earshot:plugin/tool-provider@0.2.0 (or @0.1.0)"),
         "{problems:?}"
     );
     assert_eq!(

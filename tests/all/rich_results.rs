@@ -414,3 +414,81 @@ export default {
         huge.content.get(1).map(|b| b.summary())
     );
 }
+
+/// Answers every ask with "once": the component tools here are not read-only.
+struct AllowOnce;
+crate::sync_prompter!(AllowOnce);
+impl AllowOnce {
+    fn answer(&self, _prompt: &earshot_host::PermissionPrompt) -> earshot_host::PromptAnswer {
+        earshot_host::PromptAnswer::AllowOnce
+    }
+}
+
+#[test]
+fn a_component_of_contract_0_2_returns_an_image_and_structured_content_within_the_caps() {
+    let sandbox = Sandbox::new();
+    std::fs::create_dir_all(sandbox.config().join("plugins")).unwrap();
+    std::fs::copy(
+        crate::common::hostile_wasm(),
+        sandbox.config().join("plugins/hostile.wasm"),
+    )
+    .unwrap();
+    let host = sandbox.host();
+    let picture = host
+        .call("hostile__picture", "{}", &AllowOnce)
+        .expect("runs");
+    assert!(!picture.is_error, "{}", picture.output);
+    assert_eq!(picture.content[0], ContentBlock::Text("a picture".into()));
+    let ContentBlock::Image(media) = &picture.content[1] else {
+        panic!("an image: {:?}", picture.content);
+    };
+    assert_eq!(
+        media.data_base64, "iVBORw0KGgplYXJzaG90",
+        "b\"\\x89PNG\\r\\n\\x1a\\nearshot\""
+    );
+    assert_eq!(media.size, 15);
+    assert_eq!(
+        picture.content[2].to_mcp_json()["uri"],
+        "https://example.test/p.png"
+    );
+    assert_eq!(
+        picture.structured_content,
+        Some(json!({"width": 1, "height": 1}))
+    );
+
+    let big = host
+        .call("hostile__oversize_image", "{}", &AllowOnce)
+        .expect("runs");
+    assert_eq!(big.content.len(), 2, "{:?}", big.output);
+    assert!(
+        matches!(&big.content[1], ContentBlock::Text(line) if line.contains("6291456 bytes: over the 5 MiB limit")),
+        "{}",
+        big.output
+    );
+
+    for (tool, expected) in [
+        (
+            "hostile__bad_base64",
+            "content[0]: the image block's data is not base64",
+        ),
+        (
+            "hostile__bad_structured",
+            "its structured content is not a JSON object",
+        ),
+    ] {
+        let refused = host.call(tool, "{}", &AllowOnce).expect("runs");
+        assert!(refused.is_error, "{tool}");
+        assert!(
+            refused.output.contains(&format!(
+                "{tool} returned a result earshot cannot use: {expected}"
+            )),
+            "{}",
+            refused.output
+        );
+    }
+    // The component answers the next call as before.
+    let echo = host
+        .call("hostile__echo", r#"{"a":1}"#, &AllowOnce)
+        .expect("runs");
+    assert_eq!(echo.output, r#"{"a":1}"#);
+}

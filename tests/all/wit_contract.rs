@@ -53,3 +53,22 @@ fn the_current_contract_matches_its_frozen_copy() {
         );
     }
 }
+
+#[test]
+fn every_released_contract_stays_frozen_beside_the_current_one() {
+    // 0.1.0 components keep loading under 0.2.0: the host binds both, so 0.1.0 must stay as released.
+    let released = wit_dir().join("since_v0.1.0");
+    for name in ["types.wit", "mcp-output.wit", "schema-validator.wit"] {
+        let text = std::fs::read_to_string(released.join(name)).expect("a frozen file");
+        assert!(
+            text.starts_with("package earshot:plugin@0.1.0;"),
+            "wit/since_v0.1.0/{name} no longer declares 0.1.0"
+        );
+    }
+    let types = std::fs::read_to_string(released.join("types.wit")).unwrap();
+    assert!(
+        !types.contains("content-block"),
+        "0.1.0's tool-output gained 0.2.0's fields"
+    );
+    assert_eq!(current_version(), "0.2.0");
+}

@@ -6,9 +6,15 @@ use wasmtime::component::{HasSelf, InstancePre, Linker};
 use super::runner::World;
 use super::store::GuestState;
 
-/// Bindings of the `tool-provider` world.
+/// Bindings of the `tool-provider` world (contract 0.2.0, the current one).
 pub(crate) mod tool_provider {
     wasmtime::component::bindgen!({ world: "tool-provider", path: "../wit" });
+}
+
+/// Bindings of the `tool-provider` world of contract 0.1.0, so that components built against it
+/// keep loading (their results carry text only).
+pub(crate) mod tool_provider_v1 {
+    wasmtime::component::bindgen!({ world: "tool-provider", path: "../wit/since_v0.1.0" });
 }
 
 /// Bindings of the `schema-validator` world.
@@ -49,9 +55,46 @@ impl tool_provider::earshot::plugin::log::Host for GuestState {
     }
 }
 
+impl tool_provider_v1::earshot::plugin::types::Host for GuestState {}
+
+impl tool_provider_v1::earshot::plugin::log::Host for GuestState {
+    fn log(&mut self, level: tool_provider_v1::earshot::plugin::log::Level, message: String) {
+        use tool_provider::earshot::plugin::log::Host as CurrentLog;
+        use tool_provider::earshot::plugin::log::Level as Current;
+        use tool_provider_v1::earshot::plugin::log::Level;
+        let level = match level {
+            Level::Trace => Current::Trace,
+            Level::Debug => Current::Debug,
+            Level::Info => Current::Info,
+            Level::Warn => Current::Warn,
+            Level::Error => Current::Error,
+        };
+        CurrentLog::log(self, level, message);
+    }
+}
+
+impl World for tool_provider_v1::ToolProvider {
+    type Pre = tool_provider_v1::ToolProviderPre<GuestState>;
+    const NAME: &'static str = "earshot:plugin/tool-provider@0.1.0";
+
+    fn add_imports(linker: &mut Linker<GuestState>) -> wasmtime::Result<()> {
+        tool_provider_v1::ToolProvider::add_to_linker::<_, HasSelf<GuestState>>(linker, |state| {
+            state
+        })
+    }
+
+    fn pre(pre: InstancePre<GuestState>) -> wasmtime::Result<Self::Pre> {
+        tool_provider_v1::ToolProviderPre::new(pre)
+    }
+
+    fn instantiate(pre: &Self::Pre, store: &mut Store<GuestState>) -> wasmtime::Result<Self> {
+        pre.instantiate(store)
+    }
+}
+
 impl World for tool_provider::ToolProvider {
     type Pre = tool_provider::ToolProviderPre<GuestState>;
-    const NAME: &'static str = "earshot:plugin/tool-provider@0.1.0";
+    const NAME: &'static str = "earshot:plugin/tool-provider@0.2.0";
 
     fn add_imports(linker: &mut Linker<GuestState>) -> wasmtime::Result<()> {
         tool_provider::ToolProvider::add_to_linker::<_, HasSelf<GuestState>>(linker, |state| state)

@@ -2,7 +2,11 @@
 
 use std::sync::Mutex;
 
+use serde_json::{Value, json};
+
 use super::bindings::tool_provider::ToolProvider;
+use super::bindings::tool_provider::earshot::plugin::types as wit;
+use super::bindings::tool_provider_v1::ToolProvider as ToolProviderV1;
 use super::cache::{CacheOutcome, ComponentCache};
 use super::engine::SandboxEngine;
 use super::error::SandboxError;
@@ -31,6 +35,18 @@ pub struct ComponentOutput {
     pub is_error: bool,
     /// A title for the user's display.
     pub title: Option<String>,
+    /// The blocks after `output`, as MCP content blocks (JSON), unchecked (contract 0.2.0).
+    pub content: Vec<Value>,
+    /// The structured content, as the JSON text the component sent (contract 0.2.0).
+    pub structured_content: Option<String>,
+}
+
+/// The component's runner, for the contract version it implements.
+enum VersionedRunner {
+    /// `earshot:plugin/tool-provider@0.2.0`.
+    Current(Runner<ToolProvider>),
+    /// `earshot:plugin/tool-provider@0.1.0`: text results only.
+    V1(Runner<ToolProviderV1>),
 }
 
 /// A loaded tool component: its tools, and a sandbox to call them in.
@@ -40,7 +56,7 @@ pub struct ComponentOutput {
 pub struct ToolComponent {
     name: String,
     tools: Vec<ComponentTool>,
-    runner: Mutex<Runner<ToolProvider>>,
+    runner: Mutex<VersionedRunner>,
     readiness: CacheOutcome,
 }
 
@@ -77,18 +93,48 @@ impl ToolComponent {
     ) -> Result<Self, SandboxError> {
         let (component, readiness) =
             cache.load_with_precompiled(engine, name, bytes, sha256, None)?;
-        let mut runner = Runner::<ToolProvider>::new(engine, name, &component, limits)?;
-        let specs =
-            runner.call(|world, store| world.earshot_plugin_tools().call_list_tools(store))?;
-        let tools = specs
-            .into_iter()
-            .map(|spec| ComponentTool {
-                name: spec.name,
-                description: spec.description,
-                input_schema: spec.input_schema,
-                read_only: spec.read_only,
-            })
-            .collect();
+        let (runner, tools) = match Runner::<ToolProvider>::new(engine, name, &component, limits) {
+            Ok(mut runner) => {
+                let specs = runner
+                    .call(|world, store| world.earshot_plugin_tools().call_list_tools(store))?;
+                let tools = specs
+                    .into_iter()
+                    .map(|spec| ComponentTool {
+                        name: spec.name,
+                        description: spec.description,
+                        input_schema: spec.input_schema,
+                        read_only: spec.read_only,
+                    })
+                    .collect();
+                (VersionedRunner::Current(runner), tools)
+            }
+            Err(SandboxError::WrongShape { .. }) => {
+                let mut runner = Runner::<ToolProviderV1>::new(engine, name, &component, limits)
+                    .map_err(|error| match error {
+                        SandboxError::WrongShape {
+                            component, reason, ..
+                        } => SandboxError::WrongShape {
+                            component,
+                            expected: SUPPORTED_WORLDS.to_string(),
+                            reason,
+                        },
+                        other => other,
+                    })?;
+                let specs = runner
+                    .call(|world, store| world.earshot_plugin_tools().call_list_tools(store))?;
+                let tools = specs
+                    .into_iter()
+                    .map(|spec| ComponentTool {
+                        name: spec.name,
+                        description: spec.description,
+                        input_schema: spec.input_schema,
+                        read_only: spec.read_only,
+                    })
+                    .collect();
+                (VersionedRunner::V1(runner), tools)
+            }
+            Err(other) => return Err(other),
+        };
         Ok(ToolComponent {
             name: name.to_string(),
             tools,
@@ -122,15 +168,64 @@ impl ToolComponent {
             .runner
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner());
-        let output = runner.call(|world, store| {
-            world
-                .earshot_plugin_tools()
-                .call_call_tool(store, tool, input_json)
-        })?;
-        Ok(ComponentOutput {
-            output: output.output,
-            is_error: output.is_error,
-            title: output.title,
-        })
+        match &mut *runner {
+            VersionedRunner::Current(runner) => {
+                let output = runner.call(|world, store| {
+                    world
+                        .earshot_plugin_tools()
+                        .call_call_tool(store, tool, input_json)
+                })?;
+                Ok(ComponentOutput {
+                    output: output.output,
+                    is_error: output.is_error,
+                    title: output.title,
+                    content: output.content.into_iter().map(mcp_block).collect(),
+                    structured_content: output.structured_content,
+                })
+            }
+            VersionedRunner::V1(runner) => {
+                let output = runner.call(|world, store| {
+                    world
+                        .earshot_plugin_tools()
+                        .call_call_tool(store, tool, input_json)
+                })?;
+                Ok(ComponentOutput {
+                    output: output.output,
+                    is_error: output.is_error,
+                    title: output.title,
+                    content: Vec::new(),
+                    structured_content: None,
+                })
+            }
+        }
+    }
+}
+
+/// The contract versions a tool component may implement, for the error when it implements none.
+pub const SUPPORTED_WORLDS: &str = "earshot:plugin/tool-provider@0.2.0 (or @0.1.0)";
+
+/// A contract block as an MCP content block, checked by the host afterwards like an extension's.
+fn mcp_block(block: wit::ContentBlock) -> Value {
+    let media = |kind: &str, media: wit::Media| json!({ "type": kind, "data": media.data_base64, "mimeType": media.mime_type });
+    match block {
+        wit::ContentBlock::Text(text) => json!({ "type": "text", "text": text }),
+        wit::ContentBlock::Image(m) => media("image", m),
+        wit::ContentBlock::Audio(m) => media("audio", m),
+        wit::ContentBlock::ResourceLink(link) => json!({
+            "type": "resource_link",
+            "uri": link.uri,
+            "name": link.name,
+            "title": link.title,
+            "description": link.description,
+            "mimeType": link.mime_type,
+        }),
+        wit::ContentBlock::Resource(resource) => {
+            let mut contents = json!({ "uri": resource.uri, "mimeType": resource.mime_type });
+            match resource.contents {
+                wit::ResourceContents::Text(text) => contents["text"] = text.into(),
+                wit::ResourceContents::BlobBase64(blob) => contents["blob"] = blob.into(),
+            }
+            json!({ "type": "resource", "resource": contents })
+        }
     }
 }

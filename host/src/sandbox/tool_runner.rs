@@ -11,6 +11,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
+use crate::content::{ContentBlock, ContentLimits};
 use crate::names::ToolId;
 use crate::runner::{BoxFuture, CallError, FailureCause, ToolOutput, ToolRunner};
 
@@ -78,13 +79,46 @@ impl ToolRunner for ComponentRunner {
                         FailureCause::Sandbox(error),
                     )
                 })?;
-            Ok(ToolOutput {
-                output: output.output,
-                is_error: output.is_error,
-                title: output.title,
-                notice: None,
-                ..ToolOutput::default()
-            })
+            Ok(component_output(tool, output))
         })
     }
+}
+
+/// What a component returned as a tool output: its blocks checked and capped as an extension's
+/// are (a block that is not usable, or structured content that is not an object, makes the
+/// result an error naming it).
+fn component_output(tool: &ToolId, output: super::ComponentOutput) -> ToolOutput {
+    let refused = |why: String| ToolOutput {
+        output: format!("{tool} returned a result earshot cannot use: {why}"),
+        is_error: true,
+        title: output.title.clone(),
+        ..ToolOutput::default()
+    };
+    let mut blocks = Vec::with_capacity(output.content.len());
+    for (index, block) in output.content.iter().enumerate() {
+        match ContentBlock::from_mcp_json(block) {
+            Ok(block) => blocks.push(block),
+            Err(why) => return refused(format!("content[{index}]: {why}")),
+        }
+    }
+    let structured_content = match output
+        .structured_content
+        .as_deref()
+        .map(serde_json::from_str)
+    {
+        None => None,
+        Some(Ok(value @ serde_json::Value::Object(_))) => Some(value),
+        Some(Ok(_)) => return refused("its structured content is not a JSON object".into()),
+        Some(Err(error)) => {
+            return refused(format!("its structured content is not JSON: {error}"));
+        }
+    };
+    ToolOutput {
+        output: output.output,
+        is_error: output.is_error,
+        title: output.title,
+        structured_content,
+        ..ToolOutput::default()
+    }
+    .with_extra_blocks(blocks, ContentLimits::default())
 }

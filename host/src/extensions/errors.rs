@@ -79,7 +79,8 @@ fn locate_frame(
     }
     let frames: Vec<&str> = lines.collect();
     let mut stack = frames.join("\n");
-    if stack.is_empty()
+    // The rendering may hold other lines (a cause) and no frame: the `stack` property then.
+    if first_original_frame(&stack, loader).is_none()
         && let Some(object) = error.as_opaque().and_then(JsValue::as_object)
         && let Ok(value) = object.get(js_string!("stack"), context)
         && let Some(text) = value.as_string()
@@ -107,7 +108,10 @@ fn describe_thrown(value: &JsValue, context: &mut Context) -> String {
         let Some(object) = current.as_object() else {
             break;
         };
-        if !object.has_own_property(js_string!("cause"), context).unwrap_or(false) {
+        if !object
+            .has_own_property(js_string!("cause"), context)
+            .unwrap_or(false)
+        {
             break;
         }
         let Ok(cause) = object.get(js_string!("cause"), context) else {
@@ -122,6 +126,25 @@ fn describe_thrown(value: &JsValue, context: &mut Context) -> String {
 
 /// One thrown value, without its cause.
 fn one_thrown(value: &JsValue, context: &mut Context) -> String {
+    if let Some(object) = value.as_object() {
+        let name = object
+            .get(js_string!("name"), context)
+            .ok()
+            .and_then(|v| v.as_string().map(|s| s.to_std_string_escaped()));
+        let message = object
+            .get(js_string!("message"), context)
+            .ok()
+            .and_then(|v| v.as_string().map(|s| s.to_std_string_escaped()));
+        if let Some(message) = message {
+            return match name {
+                Some(name) if !name.is_empty() => format!("{name}: {message}"),
+                _ => message,
+            };
+        }
+    }
+    value.display().to_string()
+}
+
 /// The first `(path:line:col)` frame in one of the loader's files, mapped to its original place.
 fn first_original_frame(stack: &str, loader: &ConfinedLoader) -> Option<(String, u32, u32)> {
     for line in stack.lines() {

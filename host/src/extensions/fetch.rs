@@ -184,7 +184,9 @@ impl InFlight {
                 let head =
                     tokio::time::timeout(HEAD_TIMEOUT, send(method, &url, headers, body, redirect))
                         .await
-                        .unwrap_or_else(|_| Err(FetchFailure::head_timeout(HEAD_TIMEOUT.as_secs())));
+                        .unwrap_or_else(|_| {
+                            Err(FetchFailure::head_timeout(HEAD_TIMEOUT.as_secs()))
+                        });
                 match head {
                     Err(error) => {
                         let _ = head_sender.send(Err(error));

@@ -124,7 +124,7 @@ impl FetchFailure {
     pub fn into_js_error(self, context: &mut Context) -> JsError {
         let error = JsNativeError::error()
             .with_message(self.message.clone())
-            .to_opaque(context);
+            .into_opaque(context);
         let mut set = |key: JsString, value: JsValue| {
             let _ = error.create_data_property_or_throw(key, value, context);
         };
@@ -234,8 +234,9 @@ fn tls_failure(chain: &[&(dyn StdError + 'static)]) -> Option<FetchFailure> {
     let code = match tls {
         rustls::Error::InvalidCertificate(certificate) => match certificate {
             rustls::CertificateError::UnknownIssuer => Some("UNABLE_TO_VERIFY_LEAF_SIGNATURE"),
-            rustls::CertificateError::Expired
-            | rustls::CertificateError::ExpiredContext { .. } => Some("CERT_HAS_EXPIRED"),
+            rustls::CertificateError::Expired | rustls::CertificateError::ExpiredContext { .. } => {
+                Some("CERT_HAS_EXPIRED")
+            }
             rustls::CertificateError::NotValidForName
             | rustls::CertificateError::NotValidForNameContext { .. } => {
                 Some("ERR_TLS_CERT_ALTNAME_INVALID")

@@ -211,8 +211,10 @@ impl ConfinedLoader {
     /// `path` as a load failure names it: relative to the extension's folder (the failure is
     /// already headed by the extension's own path), or whole when it is outside.
     pub fn shown(&self, path: &Path) -> String {
-        path.strip_prefix(&self.root)
-            .map_or_else(|_| path.display().to_string(), |relative| relative.display().to_string())
+        path.strip_prefix(&self.root).map_or_else(
+            |_| path.display().to_string(),
+            |relative| relative.display().to_string(),
+        )
     }
 
     /// Whether `path` is the extension's own file (the one [`ConfinedLoader::load_entry`] read).

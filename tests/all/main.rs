@@ -7,6 +7,7 @@ mod common;
 mod components;
 mod embedding;
 mod extension_engine;
+mod extension_imports;
 mod extension_native_stack;
 mod extension_session;
 mod extension_strings;

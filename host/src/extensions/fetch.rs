@@ -8,6 +8,8 @@ use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 use std::sync::OnceLock;
 
+use super::fetch_failure::FetchFailure;
+
 /// The most bytes of one response body an extension receives (past it, the body errors).
 pub const MAX_RESPONSE_BYTES: usize = 32 * 1024 * 1024;
 
@@ -159,14 +161,14 @@ impl InFlight {
     /// it if it is dropped before the head arrives.
     pub(super) fn head(
         &mut self,
-    ) -> Option<impl std::future::Future<Output = Result<Head, String>> + 'static> {
+    ) -> Option<impl std::future::Future<Output = Result<Head, FetchFailure>> + 'static> {
         let request = self.request.take()?;
         let task_slot = self.task.clone();
         let aborted = self.aborted.clone();
         let body_slot = self.body.clone();
         Some(async move {
             if aborted.get() {
-                return Err("the request was aborted".to_string());
+                return Err(FetchFailure::plain("the request was aborted"));
             }
             let (head_sender, head) = tokio::sync::oneshot::channel();
             let (body_sender, body) = tokio::sync::mpsc::channel(BODY_QUEUE);
@@ -183,10 +185,7 @@ impl InFlight {
                     tokio::time::timeout(HEAD_TIMEOUT, send(method, &url, headers, body, redirect))
                         .await
                         .unwrap_or_else(|_| {
-                            Err(format!(
-                                "fetch {url}: no response within {} s",
-                                HEAD_TIMEOUT.as_secs()
-                            ))
+                            Err(FetchFailure::head_timeout(HEAD_TIMEOUT.as_secs()))
                         });
                 match head {
                     Err(error) => {
@@ -207,7 +206,7 @@ impl InFlight {
             let mut cancel_on_drop = AbortOnDrop(Some(task.abort_handle()));
             let answer = head
                 .await
-                .map_err(|_| "the request was aborted".to_string())?;
+                .map_err(|_| FetchFailure::plain("the request was aborted"))?;
             // The head arrived: the body goes on after this future.
             cancel_on_drop.0 = None;
             answer
@@ -254,7 +253,7 @@ async fn send(
     headers: http::HeaderMap,
     body: Option<Vec<u8>>,
     redirect: Redirect,
-) -> Result<(Head, reqwest::Response), String> {
+) -> Result<(Head, reqwest::Response), FetchFailure> {
     let mut request = client(redirect == Redirect::Follow)
         .request(method, url)
         .headers(headers);
@@ -264,14 +263,14 @@ async fn send(
     let response = request
         .send()
         .await
-        .map_err(|error| format!("fetch {url} failed: {error}"))?;
+        .map_err(|error| FetchFailure::from_reqwest(&error, url))?;
     let status = response.status().as_u16();
     // The Fetch standard's redirect statuses (not 300, 304 or 305).
     let redirected = matches!(status, 301 | 302 | 303 | 307 | 308);
     if redirect == Redirect::Error && redirected {
-        return Err(format!(
+        return Err(FetchFailure::plain(format!(
             "fetch {url}: the server redirected (status {status}) and the request's redirect mode is \"error\""
-        ));
+        )));
     }
     // The server's own reason phrase when it sent one other than the standard one (hyper keeps
     // it as an extension), else the standard one.

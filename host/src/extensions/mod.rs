@@ -8,6 +8,7 @@
 //! * [`job_loop`] — timers, microtasks and fetches, sleeping instead of spinning.
 //! * [`web`] — the WinterTC web platform (events, streams, Blob, crypto, fetch, ...), lazily.
 //! * [`fetch`] — the HTTP side of `fetch`, on the session's runtime.
+//! * [`fetch_failure`] — why a `fetch` failed, as Node's `cause` says it.
 //! * [`shape`] — the structural check of the default export.
 //! * [`errors`] — errors located in the original `.ts` file.
 //! * [`worker`] — one JS thread and context per extension.
@@ -15,6 +16,7 @@
 
 pub mod errors;
 pub mod fetch;
+pub mod fetch_failure;
 pub mod hooks;
 pub mod job_loop;
 pub mod module_cache;

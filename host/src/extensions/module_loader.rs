@@ -11,6 +11,7 @@ use boa_engine::module::{ModuleLoader, ModuleRequest, Referrer};
 use boa_engine::{Context, JsNativeError, JsResult, Module, Source};
 
 use super::strip::{PositionMap, StripError, StrippedModule, strip_types};
+use crate::sources::{import_candidates, typescript_twin};
 
 /// Why an extension's own file did not become a module.
 pub enum EntryFailure {
@@ -20,13 +21,12 @@ pub enum EntryFailure {
     Js(boa_engine::JsError),
 }
 
-/// The suffixes tried, in order, for an import written without one.
-const TRIED_SUFFIXES: &[&str] = &["ts", "mts", "js", "mjs"];
-
 /// Loads an extension's entry file and the files it imports, and remembers how to map each
 /// one's positions back to its original text.
 pub struct ConfinedLoader {
     root: PathBuf,
+    /// The extension's own file, once [`ConfinedLoader::load_entry`] has read it.
+    entry: RefCell<Option<PathBuf>>,
     /// The bytes of every file the extension may run, by canonical path, read once when its trust
     /// was checked; `None` reads from disk (benchmarks and tests of the loader alone).
     snapshot: Option<HashMap<PathBuf, Vec<u8>>>,
@@ -42,6 +42,7 @@ impl ConfinedLoader {
     pub fn new(root: PathBuf) -> ConfinedLoader {
         ConfinedLoader {
             root,
+            entry: RefCell::new(None),
             snapshot: None,
             stripped: RefCell::new(HashMap::new()),
             modules: RefCell::new(HashMap::new()),
@@ -59,6 +60,7 @@ impl ConfinedLoader {
     ) -> ConfinedLoader {
         ConfinedLoader {
             root,
+            entry: RefCell::new(None),
             snapshot: Some(snapshot),
             stripped: RefCell::new(stripped),
             modules: RefCell::new(HashMap::new()),
@@ -71,6 +73,7 @@ impl ConfinedLoader {
     /// # Errors
     /// An [`EntryFailure`]: its TypeScript is refused at file:line:col, or Boa rejects it.
     pub fn load_entry(&self, path: &Path, context: &mut Context) -> Result<Module, EntryFailure> {
+        *self.entry.borrow_mut() = Some(path.to_path_buf());
         let text = self.read(path).map_err(|message| {
             EntryFailure::Js(JsNativeError::error().with_message(message).into())
         })?;
@@ -90,9 +93,16 @@ impl ConfinedLoader {
         let text = self
             .read(path)
             .map_err(|message| JsNativeError::error().with_message(message))?;
-        let stripped = self
-            .strip(path, &text)
-            .map_err(|error| JsNativeError::syntax().with_message(error.to_string()))?;
+        let stripped = self.strip(path, &text).map_err(|error| {
+            let location = &error.location;
+            JsNativeError::syntax().with_message(format!(
+                "{}:{}:{}: {}",
+                self.shown(Path::new(&location.file)),
+                location.line,
+                location.column,
+                error.message
+            ))
+        })?;
         self.parse_stripped(path, stripped, context)
     }
 
@@ -130,18 +140,18 @@ impl ConfinedLoader {
     fn read(&self, path: &Path) -> Result<String, String> {
         match &self.snapshot {
             None => std::fs::read_to_string(path)
-                .map_err(|error| format!("cannot read {}: {error}", path.display())),
+                .map_err(|error| format!("cannot read {}: {error}", self.shown(path))),
             Some(files) => {
                 let canonical = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
                 let bytes = files.get(&canonical).ok_or_else(|| {
                     format!(
                         "{} is not part of what was trusted (only files the extension imports by a \
                          literal path are); import it with a plain relative path",
-                        path.display()
+                        self.shown(path)
                     )
                 })?;
                 String::from_utf8(bytes.clone())
-                    .map_err(|_| format!("{} is not UTF-8 text", path.display()))
+                    .map_err(|_| format!("{} is not UTF-8 text", self.shown(path)))
             }
         }
     }
@@ -170,12 +180,8 @@ impl ConfinedLoader {
                 self.root.display()
             ));
         }
-        let candidates = std::iter::once(joined.clone()).chain(
-            TRIED_SUFFIXES
-                .iter()
-                .map(|suffix| PathBuf::from(format!("{}.{suffix}", joined.display()))),
-        );
-        for candidate in candidates {
+        let shown = |path: &Path| self.shown(path);
+        for candidate in import_candidates(&joined) {
             if candidate.is_file() {
                 // A symbolic link must not lead out of the folder either.
                 let real = candidate
@@ -183,16 +189,37 @@ impl ConfinedLoader {
                     .map_err(|error| format!("cannot open \"{specifier}\": {error}"))?;
                 if !real.starts_with(&self.root) {
                     return Err(format!(
-                        "import \"{specifier}\" leads out of the extension's folder through a link"
+                        "import \"{specifier}\" is refused: {} is a link to {}, outside the \
+                         extension's folder; copy the file into the folder instead",
+                        shown(&candidate),
+                        real.display()
                     ));
                 }
                 return Ok(candidate);
             }
         }
-        Err(format!(
-            "import \"{specifier}\": no such file {}",
-            joined.display()
-        ))
+        Err(match typescript_twin(&joined) {
+            Some(twin) => format!(
+                "import \"{specifier}\": no such file {} nor its TypeScript twin {}",
+                shown(&joined),
+                shown(&twin)
+            ),
+            None => format!("import \"{specifier}\": no such file {}", shown(&joined)),
+        })
+    }
+
+    /// `path` as a load failure names it: relative to the extension's folder (the failure is
+    /// already headed by the extension's own path), or whole when it is outside.
+    pub fn shown(&self, path: &Path) -> String {
+        path.strip_prefix(&self.root).map_or_else(
+            |_| path.display().to_string(),
+            |relative| relative.display().to_string(),
+        )
+    }
+
+    /// Whether `path` is the extension's own file (the one [`ConfinedLoader::load_entry`] read).
+    pub fn is_entry(&self, path: &Path) -> bool {
+        self.entry.borrow().as_deref() == Some(path)
     }
 }
 
@@ -233,9 +260,11 @@ impl ModuleLoader for ConfinedLoader {
         let path = self
             .resolve(&specifier, referrer.path())
             .map_err(|message| {
+                // The failure is headed by the extension's own path: name only another importer.
                 let from = referrer
                     .path()
-                    .map_or_else(String::new, |path| format!("{}: ", path.display()));
+                    .filter(|path| !self.is_entry(path))
+                    .map_or_else(String::new, |path| format!("{}: ", self.shown(path)));
                 JsNativeError::typ().with_message(format!("{from}{message}"))
             })?;
         self.load_file(&path, &mut context.borrow_mut())

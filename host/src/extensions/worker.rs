@@ -21,7 +21,7 @@ use tokio::sync::oneshot;
 use crate::content::{ContentBlock, ContentLimits};
 use crate::runner::{CallError, FailureCause, PromptText, ToolOutput};
 
-use super::errors::{describe_error, locate_error};
+use super::errors::{describe_load_error, locate_error};
 use super::job_loop::{Drive, JobLoop};
 use super::module_loader::{ConfinedLoader, EntryFailure};
 use super::runtime::{ScriptLimits, new_context};
@@ -480,16 +480,18 @@ fn load_module(
         .load_entry(entry, context)
         .map_err(|failure| match failure {
             EntryFailure::Strip(error) => error.to_string(),
-            EntryFailure::Js(error) => describe_error(&error, loader, context),
+            EntryFailure::Js(error) => describe_load_error("", &error, loader, context),
         })?;
     let promise = module.load_link_evaluate(context);
     let deadline = deadline_after(timeout);
     match settle(&promise, jobs, context, deadline) {
         Ok(Settled::Fulfilled(_)) => {}
         Ok(Settled::Rejected(error)) | Err(error) => {
-            return Err(format!(
-                "threw while loading: {}",
-                describe_error(&error, loader, context)
+            return Err(describe_load_error(
+                "threw while loading",
+                &error,
+                loader,
+                context,
             ));
         }
         Ok(Settled::Never) => {

@@ -213,17 +213,28 @@ pub fn load_all(
         let result = result
             .and_then(|tools| check_schemas(tools, validator))
             .map(|tools| LoadedExtension { worker, tools })
-            .map_err(|reason| {
-                let path = file.path.display().to_string();
-                if reason.starts_with(&path) {
-                    reason
-                } else {
-                    format!("{path}: {reason}")
-                }
-            });
+            .map_err(|reason| headed_by_path(&file.path, &reason));
         outcomes.push(ExtensionOutcome { file, result });
     }
     outcomes
+}
+
+/// A load failure headed by the extension's path, once: a reason that starts at a place in the
+/// file (`/x/a.ts:3:9: ...`, the JS thread names it canonically) keeps that place, shown by the
+/// path the extension was found at; any other reason is put after the path.
+fn headed_by_path(path: &Path, reason: &str) -> String {
+    let shown = path.display().to_string();
+    let canonical = path
+        .canonicalize()
+        .map_or_else(|_| shown.clone(), |path| path.display().to_string());
+    for prefix in [&canonical, &shown] {
+        if let Some(place) = reason.strip_prefix(prefix.as_str())
+            && place.starts_with(':')
+        {
+            return format!("{shown}{place}");
+        }
+    }
+    format!("{shown}: {reason}")
 }
 
 /// Loads every extension the user may load and registers their tools. Every problem is

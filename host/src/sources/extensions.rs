@@ -187,23 +187,48 @@ pub(crate) fn relative_imports(record: &ModuleRecord<'_>, source: &str) -> Vec<S
     specifiers
 }
 
-/// Resolves a relative specifier to a file inside `root`: as written, or with one of the
-/// extension suffixes added. `None` when it leaves `root` or does not exist.
-pub(crate) fn resolve(root: &Path, importer: &Path, specifier: &str) -> Option<PathBuf> {
-    let base = importer.parent()?.join(specifier);
-    let mut candidates = vec![base.clone()];
+/// The TypeScript file a JavaScript suffix stands for in an import, as `tsc`'s `NodeNext`
+/// resolution has authors write it (`./util.js` for `util.ts`), and as tsx, Bun and Deno resolve
+/// it. `.jsx` has no twin: extensions are never JSX.
+const TYPESCRIPT_TWINS: &[(&str, &str)] = &[("js", "ts"), ("mjs", "mts"), ("cjs", "cts")];
+
+/// The files a relative import may name, in the order they are tried, where `base` is the
+/// importer's folder joined with the specifier: as written; then its TypeScript twin when it
+/// ends in `.js`, `.mjs` or `.cjs` (so a real JavaScript file wins over its twin); then with each
+/// extension suffix added. The trust digest and the loader both take the first that exists.
+pub(crate) fn import_candidates(base: &Path) -> Vec<PathBuf> {
+    let mut candidates = vec![base.to_path_buf()];
+    if let Some(twin) = typescript_twin(base) {
+        candidates.push(twin);
+    }
     for suffix in EXTENSION_SUFFIXES {
-        let mut with_suffix = base.clone().into_os_string();
+        let mut with_suffix = base.as_os_str().to_os_string();
         with_suffix.push(".");
         with_suffix.push(suffix);
         candidates.push(PathBuf::from(with_suffix));
     }
-    let root = root.canonicalize().ok()?;
     candidates
+}
+
+/// `util.ts` for `util.js`, `util.mts` for `util.mjs`, `util.cts` for `util.cjs`; else `None`.
+pub(crate) fn typescript_twin(path: &Path) -> Option<PathBuf> {
+    let suffix = path.extension()?.to_str()?;
+    let (_, twin) = TYPESCRIPT_TWINS.iter().find(|(js, _)| *js == suffix)?;
+    Some(path.with_extension(twin))
+}
+
+/// Resolves a relative specifier to a file inside `root`: the first of [`import_candidates`]
+/// that exists, canonical. `None` when there is none, or when it leads out of `root` (through
+/// `..` or a link): the loader refuses that import, and the digest records it as unresolved.
+pub(crate) fn resolve(root: &Path, importer: &Path, specifier: &str) -> Option<PathBuf> {
+    let base = importer.parent()?.join(specifier);
+    let root = root.canonicalize().ok()?;
+    let found = import_candidates(&base)
         .into_iter()
-        .filter(|candidate| candidate.is_file())
-        .filter_map(|candidate| candidate.canonicalize().ok())
-        .find(|candidate| candidate.starts_with(&root))
+        .find(|candidate| candidate.is_file())?
+        .canonicalize()
+        .ok()?;
+    found.starts_with(&root).then_some(found)
 }
 
 /// Reads a file of at most `cap` bytes; a larger one (a sparse multi-gigabyte file, a link to

@@ -9,7 +9,7 @@ mod extensions;
 pub mod parse_guard;
 
 pub use components::{find_component, find_components};
-pub(crate) use extensions::{relative_imports, source_type_of};
+pub(crate) use extensions::{import_candidates, relative_imports, source_type_of, typescript_twin};
 /// The largest component file read: a sparse multi-gigabyte `.wasm` fails alone, never read whole.
 pub const MAX_COMPONENT_BYTES: u64 = 256 << 20;
 

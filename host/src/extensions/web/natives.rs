@@ -500,7 +500,9 @@ fn fetch_wait(_: &JsValue, args: &[JsValue], context: &mut Context) -> JsResult<
         .ok_or_else(|| type_error("the request was already awaited"))?;
     let promise = JsPromise::from_async_fn(
         async move |context| {
-            let head = head.await.map_err(type_error)?;
+            let head = head
+                .await
+                .map_err(|failure| failure.into_js_error(&mut context.borrow_mut()))?;
             head_to_js(head, &mut context.borrow_mut())
         },
         context,

@@ -453,18 +453,20 @@
   // ---- fetch ---------------------------------------------------------------------------
 
   async function fetch(input, init = undefined) {
+    // Where the extension called fetch: a failure's stack names that line, not this file.
+    const site = new Error();
     const req = new Request(input, init);
     const s = request(req);
     // The request's signal keeps following the caller's while the response body streams.
     let streaming = false;
     try {
-      return await send(req, s, () => { streaming = true; });
+      return await send(req, s, () => { streaming = true; }, site);
     } finally {
       if (!streaming) s.unfollow();
     }
   }
 
-  async function send(req, s, streams_body) {
+  async function send(req, s, streams_body, site) {
     const signal = s.signal;
     if (signal.aborted) throw signal.reason;
     let bytes = null;
@@ -483,7 +485,9 @@
       });
       answer.then((value) => { removeAbort(); resolve(value); }, (error) => {
         removeAbort();
-        reject(new TypeError("fetch failed", { cause: error }));
+        const failure = new TypeError("fetch failed", { cause: error });
+        failure.stack = site.stack;
+        reject(failure);
       });
     });
     if (signal.aborted) {

@@ -99,6 +99,7 @@ pub fn new_context(
     jobs: Rc<JobLoop>,
     loader: Rc<ConfinedLoader>,
     limits: ScriptLimits,
+    visible_env: Option<&[String]>,
 ) -> JsResult<Context> {
     let mut context = ContextBuilder::new()
         .host_hooks(Rc::new(super::hooks::ExtensionHooks))
@@ -134,6 +135,7 @@ pub fn new_context(
     // `vars_os`: one variable that is not UTF-8 must not stop every extension from loading.
     let env: serde_json::Map<String, serde_json::Value> = std::env::vars_os()
         .filter_map(|(key, value)| Some((key.into_string().ok()?, value.into_string().ok()?)))
+        .filter(|(key, _)| visible_env.is_none_or(|names| names.iter().any(|name| name == key)))
         .map(|(key, value)| (key, serde_json::Value::String(value)))
         .collect();
     // Built as an object, not parsed as a script: parsing the whole environment as source text

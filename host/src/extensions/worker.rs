@@ -38,8 +38,8 @@ fn deadline_after(timeout: Duration) -> Instant {
 /// How long the host waits past a deadline for the thread to answer before calling it stuck.
 const STUCK_GRACE: Duration = Duration::from_secs(2);
 
-/// Time limits of one extension, from settings.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// Time limits of one extension, and the environment it sees, from settings.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ExtensionLimits {
     /// How long evaluating the module (top level, including top-level await) may take.
     pub load_timeout: Duration,
@@ -47,6 +47,9 @@ pub struct ExtensionLimits {
     pub call_timeout: Duration,
     /// Boa's limits.
     pub script: ScriptLimits,
+    /// The only environment variables `process.env` shows (`extensions.env`); `None` shows the
+    /// whole environment of the process.
+    pub env: Option<std::sync::Arc<[String]>>,
 }
 
 impl Default for ExtensionLimits {
@@ -55,6 +58,7 @@ impl Default for ExtensionLimits {
             load_timeout: Duration::from_secs(60),
             call_timeout: Duration::from_secs(60),
             script: ScriptLimits::default(),
+            env: None,
         }
     }
 }
@@ -171,7 +175,7 @@ impl ExtensionWorker {
             name: name.to_string(),
             requests: Mutex::new(requests),
             failed: Mutex::new(None),
-            limits,
+            limits: limits.clone(),
             describing: Mutex::new(Vec::new()),
         });
         let thread_name = format!("ext-{name}");
@@ -362,7 +366,13 @@ fn run_thread(
         admitted.stripped,
     ));
     let jobs = Rc::new(JobLoop::default());
-    let mut context = match new_context(extension, jobs.clone(), loader.clone(), limits.script) {
+    let mut context = match new_context(
+        extension,
+        jobs.clone(),
+        loader.clone(),
+        limits.script,
+        limits.env.as_deref(),
+    ) {
         Ok(context) => context,
         Err(error) => {
             let _ = loaded.send(Err(format!("cannot create its JS context: {error}")));
@@ -400,7 +410,7 @@ fn run_thread(
                         &jobs,
                         &mut context,
                         deadline,
-                        limits,
+                        limits.clone(),
                     ),
                     None => Err(JsFailure::Other(format!(
                         "extension \"{extension}\" has no tool \"{tool}\""

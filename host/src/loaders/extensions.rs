@@ -48,7 +48,41 @@ pub fn limits_from_settings(settings: &Settings) -> ExtensionLimits {
     {
         limits.script.loop_iterations = iterations;
     }
+    limits.env = visible_env(settings);
     limits
+}
+
+/// `extensions.env`: the names `process.env` shows. Every settings file that sets it narrows it
+/// (a name is shown only when each list has it), so a cloned repository's list can hide more of
+/// your environment but never show what your own list hides. A value that is not a list of
+/// strings hides everything.
+fn visible_env(settings: &Settings) -> Option<std::sync::Arc<[String]>> {
+    use crate::settings::Layer;
+    let mut visible: Option<Vec<String>> = None;
+    for layer in [Layer::User, Layer::Project, Layer::Local] {
+        let Some(listed) = settings
+            .file(layer)
+            .and_then(|file| file.get("extensions"))
+            .and_then(|section| section.get("env"))
+        else {
+            continue;
+        };
+        let names: Vec<String> = listed
+            .as_array()
+            .map(|names| {
+                names
+                    .iter()
+                    .filter_map(serde_json::Value::as_str)
+                    .map(str::to_string)
+                    .collect()
+            })
+            .unwrap_or_default();
+        visible = Some(match visible {
+            None => names,
+            Some(before) => before.into_iter().filter(|name| names.contains(name)).collect(),
+        });
+    }
+    visible.map(Into::into)
 }
 
 /// Whether an extension may load (its name is valid and it is the user's own or trusted), before
@@ -118,7 +152,7 @@ fn admit_and_spawn(
                 ))
             } else {
                 admitted(settings, &cache, file).map(|files| {
-                    ExtensionWorker::spawn(&file.name, file.path.clone(), files, limits)
+                    ExtensionWorker::spawn(&file.name, file.path.clone(), files, limits.clone())
                 })
             };
             done.push((index, started));

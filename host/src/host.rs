@@ -34,7 +34,21 @@ use crate::settings::Settings;
 
 mod hooked_calls;
 mod mcp_resources;
+mod mcp_start;
 mod skills;
+
+pub use mcp_start::McpStart;
+
+/// Who asked for a call: what the model may call is what it was shown; the user may call any
+/// tool by its exact name. Either way the gate decides.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Caller {
+    /// The model, or a client acting for it: an MCP tool behind `tool_search` must be surfaced
+    /// first.
+    Model,
+    /// A person who typed the tool's exact name (`earshot tools call`, the console's `/call`).
+    User,
+}
 
 /// Looks up an environment variable for `${VAR}` in server definitions.
 type EnvLookup = Arc<dyn Fn(&str) -> Option<String> + Send + Sync>;
@@ -107,6 +121,7 @@ pub struct HostBuilder {
     session_servers: Vec<SessionServer>,
     hooks: bool,
     session_id: Option<String>,
+    mcp_start: McpStart,
 }
 
 impl HostBuilder {
@@ -126,7 +141,16 @@ impl HostBuilder {
             session_servers: Vec::new(),
             hooks: true,
             session_id: None,
+            mcp_start: McpStart::All,
         }
+    }
+
+    /// Which configured MCP servers start (default: all of them). A one-shot call by name
+    /// starts only what it needs ([`McpStart::for_call`]); a session that shows tools to a
+    /// model should start them all, since `tool_search` counts only the servers started.
+    pub fn mcp_start(mut self, start: McpStart) -> HostBuilder {
+        self.mcp_start = start;
+        self
     }
 
     /// Whether the hooks in the settings run (default: yes). Off is `--no-hooks`: it only
@@ -251,6 +275,7 @@ impl HostBuilder {
             session_servers,
             hooks,
             session_id,
+            mcp_start,
         } = self;
         let engine = engine.unwrap_or_else(SandboxEngine::shared);
         let cache = cache.unwrap_or_else(|| match &settings.user_config_dir {
@@ -259,7 +284,12 @@ impl HostBuilder {
         });
         let env: EnvLookup = env.unwrap_or_else(|| Arc::new(|name: &str| std::env::var(name).ok()));
         let mcp_options = mcp_options.unwrap_or_else(|| McpOptions::from_settings(&settings));
-        let wants_mcp = !read_servers(&settings, &*env).is_empty() || !session_servers.is_empty();
+        let wants_mcp = read_servers(&settings, &*env)
+            .iter()
+            .any(|entry| mcp_start.includes(&entry.name))
+            || session_servers
+                .iter()
+                .any(|server| mcp_start.includes(&server.name));
         let hook_env = env.clone();
         // Compiling components and running extensions' top levels is blocking work.
         let (settings, validator, mut registry, parser, skills) = blocking(move || {
@@ -292,11 +322,11 @@ impl HostBuilder {
                     }
                 };
                 let servers = Arc::new(
-                    McpServers::start_with_session(
+                    McpServers::start_selected(
                         &settings,
                         &*env,
                         mcp_options,
-                        None,
+                        &|name| mcp_start.includes(name),
                         &session_servers,
                         &mut report,
                     )
@@ -457,8 +487,9 @@ impl Host {
         tools
     }
 
-    /// Calls a tool through the gate, asking `prompter` only on ask. `tool_search` runs here;
-    /// an MCP tool that is neither listed nor surfaced cannot be called.
+    /// Calls a tool for the model through the gate, asking `prompter` only on ask.
+    /// `tool_search` runs here; an MCP tool that is neither listed nor surfaced cannot be
+    /// called ([`CallError::NotListed`]).
     ///
     /// # Errors
     /// A [`CallError`] saying why it did not run or did not finish; a runtime failure carries
@@ -469,19 +500,82 @@ impl Host {
         input_json: &str,
         prompter: &dyn Prompter,
     ) -> Result<ToolOutput, CallError> {
+        self.call_as(Caller::Model, name, input_json, prompter)
+            .await
+    }
+
+    /// Calls a tool whose exact name a person typed (`earshot tools call`, a console's
+    /// `/call`): the user's own request, so an MCP tool behind `tool_search` is called without
+    /// a search first. Nothing else changes: hooks run around it and the gate decides, asking
+    /// `prompter` only on ask. Never use it for a name a model chose.
+    ///
+    /// # Errors
+    /// As [`Host::call`], except that it never returns [`CallError::NotListed`].
+    pub async fn call_by_user(
+        &self,
+        name: &str,
+        input_json: &str,
+        prompter: &dyn Prompter,
+    ) -> Result<ToolOutput, CallError> {
+        self.call_as(Caller::User, name, input_json, prompter).await
+    }
+
+    async fn call_as(
+        &self,
+        caller: Caller,
+        name: &str,
+        input_json: &str,
+        prompter: &dyn Prompter,
+    ) -> Result<ToolOutput, CallError> {
         if let Some(hooks) = &self.hooks
             && hooks.has_tool_hooks()
         {
             // Boxed: with no tool hooks a call's future stays as small as it was.
-            return Box::pin(self.call_hooked(hooks, name, input_json, prompter)).await;
+            return Box::pin(self.call_hooked(hooks, caller, name, input_json, prompter)).await;
         }
-        self.call_unhooked(name, input_json, prompter, None).await
+        self.call_unhooked(caller, name, input_json, prompter, None)
+            .await
+    }
+
+    /// The MCP tools `tool_search` stands for now (none when it is not offered): what a model
+    /// must search for, and what a person may still call by its exact name.
+    pub async fn tools_behind_search(&self) -> Vec<ModelTool> {
+        self.refresh_changed_tools().await;
+        if !self.counted_tool_search_active() {
+            return Vec::new();
+        }
+        let surfaced = self
+            .surfaced
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone();
+        self.registry()
+            .tools()
+            .filter(|tool| {
+                tool.id.kind() == SourceKind::Mcp && !surfaced.contains(&tool.id.namespaced())
+            })
+            .map(model_tool)
+            .collect()
+    }
+
+    /// Whether `tool`, an MCP tool, is hidden from `caller` behind `tool_search`.
+    fn behind_search(&self, caller: Caller, tool: &RegisteredTool) -> bool {
+        caller == Caller::Model
+            && self.mcp.is_some()
+            && tool.id.kind() == SourceKind::Mcp
+            && self.counted_tool_search_active()
+            && !self
+                .surfaced
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .contains(&tool.id.namespaced())
     }
 
     /// [`Host::call`] after the `PreToolUse` hooks (`hooks` says what they did): `tool_search`
     /// and the resource tools run here, every other tool through dispatch.
     async fn call_unhooked(
         &self,
+        caller: Caller,
         name: &str,
         input_json: &str,
         prompter: &dyn Prompter,
@@ -521,14 +615,7 @@ impl Host {
             .find_shared(name)
             .cloned()
             .ok_or_else(|| self.unknown_tool(name))?;
-        if searching
-            && tool.id.kind() == SourceKind::Mcp
-            && !self
-                .surfaced
-                .lock()
-                .unwrap_or_else(|p| p.into_inner())
-                .contains(&tool.id.namespaced())
-        {
+        if self.behind_search(caller, &tool) {
             return Err(CallError::NotListed(tool.id.namespaced()));
         }
         call_registered(
@@ -567,26 +654,35 @@ impl Host {
     }
 
     /// Why `name` cannot be called: its server is waiting for a login (its tools are not listed
-    /// until then; the error says which command logs in), else it is unknown.
+    /// until then; the error says which command logs in), or is not connected (awaiting trust,
+    /// failed, died: the error says why), else it is unknown.
     fn unknown_tool(&self, name: &str) -> CallError {
-        let waiting = self.mcp.as_ref().and_then(|servers| {
-            servers
-                .statuses()
-                .into_iter()
-                .find_map(|status| match status.state {
-                    ServerState::NeedsLogin(reason)
-                        if name
-                            .strip_prefix(status.name.as_str())
-                            .is_some_and(|rest| rest.starts_with("__")) =>
+        let down = self.mcp.as_ref().and_then(|servers| {
+            servers.statuses().into_iter().find_map(|status| {
+                let names_it = name
+                    .strip_prefix(status.name.as_str())
+                    .is_some_and(|rest| rest.starts_with("__"));
+                match status.state {
+                    ServerState::NeedsLogin(reason) if names_it => {
+                        Some((status.name, format!("{reason} before {name} can be called")))
+                    }
+                    ServerState::AwaitingTrust(reason)
+                    | ServerState::Failed(reason)
+                    | ServerState::Died(reason)
+                        if names_it =>
                     {
-                        Some((status.name, reason))
+                        Some((
+                            status.name,
+                            format!("is not connected, so {name} cannot be called: {reason}"),
+                        ))
                     }
                     _ => None,
-                })
+                }
+            })
         });
-        match waiting {
-            Some((server, reason)) => CallError::failed(
-                format!("server \"{server}\" {reason} before {name} can be called"),
+        match down {
+            Some((server, why)) => CallError::failed(
+                format!("server \"{server}\" {why}"),
                 crate::FailureCause::ServerUnavailable { server },
             ),
             None => CallError::UnknownTool(name.to_string()),

@@ -66,7 +66,7 @@ pub use gate::{
     NonInteractivePrompter, PermissionPrompt, PromptAnswer, Prompter, TerminalPrompter,
 };
 pub use hooks::{HookEvent, HookOutcome, HookReport, HookTool};
-pub use host::{Host, HostBuilder, ModelTool};
+pub use host::{Host, HostBuilder, McpStart, ModelTool};
 pub use mcp::{
     McpOptions, McpPrompt, McpPromptArgument, McpPromptMessage, McpResource, McpResourceContents,
     ServerState, ServerStatus, StartProgress,

@@ -461,7 +461,7 @@ fn an_untrusted_project_server_stays_stopped_and_meta_grants_nothing() {
     let messages = seen.messages();
     assert!(!messages.contains("repo__touch  "), "{messages}");
     assert!(
-        messages.contains("no tool named \"repo__touch\""),
+        messages.contains("server \"repo\" is not connected, so repo__touch cannot be called"),
         "{messages}"
     );
     assert!(

@@ -291,7 +291,7 @@ fn the_cli_lists_and_calls_component_tools_with_the_documented_exit_codes() {
     let (code, stdout, _) = sandbox.run(&["tools", "call", "hostile__escape", "{}"]);
     assert_eq!((code, stdout.as_str()), (0, "clearedline\nnext\n"));
     let (code, _, stderr) = sandbox.run(&["tools", "call", "nope__x", "{}"]);
-    assert_eq!(code, 1);
+    assert_eq!(code, 5, "no such tool has its own exit code");
     assert_eq!(
         stderr.lines().last().unwrap(),
         "error: no tool named \"nope__x\"; `earshot tools list` shows what is available"

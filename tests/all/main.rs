@@ -49,6 +49,7 @@ mod skills;
 mod skills_consumers;
 mod skills_hostile;
 mod slash_commands;
+mod tools_call_cli;
 mod trust;
 mod web_platform;
 mod wit_contract;

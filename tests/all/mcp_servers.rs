@@ -392,7 +392,8 @@ fn past_25_tools_only_tool_search_is_listed_and_what_it_surfaces_is_still_gated(
         "26: none is listed"
     );
 
-    // Not surfaced: cannot be called, whatever the rules say.
+    // Not surfaced, but typed by its exact name: the user's own call, gated as any (no rule, no
+    // one to ask: denied by the gate, never refused as "not listed").
     let (code, _, stderr) = sandbox.run(&[
         "tools",
         "call",
@@ -400,7 +401,8 @@ fn past_25_tools_only_tool_search_is_listed_and_what_it_surfaces_is_still_gated(
         r#"{"city":"Oslo","days":3}"#,
     ]);
     assert_eq!(code, 3, "{stderr}");
-    assert!(stderr.contains("is not listed"), "{stderr}");
+    assert!(stderr.contains("Mcp(t__get_weather_forecast)"), "{stderr}");
+    assert!(!stderr.contains("is not listed"), "{stderr}");
 
     // Surfaced by tool_search, but no rule allows it: tool_search granted nothing.
     let (code, _, stderr) = sandbox.run(&[

@@ -2,7 +2,8 @@
 //! an editor (and tests can drive real calls) without a model.
 //!
 //! * `/tools` lists what a model would be shown (as `earshot tools list` does);
-//! * `/call NAME JSON` calls that tool through the host, then says what it returned;
+//! * `/call NAME JSON` calls that tool through the host as the user's own request (by its exact
+//!   name, even behind `tool_search`; the gate decides as always), then says what it returned;
 //! * anything else is answered with these two lines.
 
 use crate::gate::sanitise_for_terminal;
@@ -32,7 +33,7 @@ impl TurnDriver for ConsoleDriver {
                         .split_once(char::is_whitespace)
                         .map(|(name, input)| (name, input.trim()))
                         .unwrap_or((rest, "{}"));
-                    match session.call(name, input).await {
+                    match session.call_by_user(name, input).await {
                         TurnCall::Ran(output) if output.is_error => {
                             session.say(&format!("{name} returned an error:\n{}", output.output))
                         }

@@ -19,7 +19,7 @@ use tokio_util::sync::CancellationToken;
 use crate::gate::{
     Effect, PermissionPrompt, PromptAnswer, Prompter, ToolRequest, sanitise_for_terminal,
 };
-use crate::host::Host;
+use crate::host::{Caller, Host};
 use crate::names::SourceKind;
 use crate::runner::{BoxFuture, CallError, ToolOutput};
 use crate::skills::{ExpandError, Expansion};
@@ -111,6 +111,17 @@ impl SessionTools {
     /// output or `failed` with the one line saying why. A denied call is never shown to the
     /// editor as a question.
     pub async fn call(&self, name: &str, input_json: &str) -> TurnCall {
+        self.call_from(Caller::Model, name, input_json).await
+    }
+
+    /// [`SessionTools::call`] for a tool whose exact name the person typed (the console's
+    /// `/call`): an MCP tool behind `tool_search` is called without a search first
+    /// ([`Host::call_by_user`](crate::Host::call_by_user)); the gate decides as always.
+    pub async fn call_by_user(&self, name: &str, input_json: &str) -> TurnCall {
+        self.call_from(Caller::User, name, input_json).await
+    }
+
+    async fn call_from(&self, caller: Caller, name: &str, input_json: &str) -> TurnCall {
         let number = self.calls.fetch_add(1, Ordering::SeqCst) + 1;
         let id = ToolCallId::new(format!("earshot-call-{number}"));
         let raw_input =
@@ -137,7 +148,12 @@ impl SessionTools {
         )
         .announcing_start();
         let result = tokio::select! {
-            result = self.host.call(name, input_json, &prompter) => result,
+            result = async {
+                match caller {
+                    Caller::Model => self.host.call(name, input_json, &prompter).await,
+                    Caller::User => self.host.call_by_user(name, input_json, &prompter).await,
+                }
+            } => result,
             _ = self.cancelled.cancelled() => {
                 self.update(&id, failed_fields("cancelled by the editor"));
                 return TurnCall::Cancelled;

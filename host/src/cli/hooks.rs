@@ -212,9 +212,13 @@ fn list(context: &Context, as_json: bool) -> CommandResult {
     Ok(exit::OK)
 }
 
-/// The tool named in a hand-fired event, as hooks see it: its keyword found from the sources the
-/// settings name.
-fn tool_of(context: &Context, name: &str) -> HookTool {
+/// The tool named in a hand-fired event, as hooks see it in a session: its keyword found from
+/// the sources the settings name; `read_mcp_resource` as `Mcp(server__resources)` for the
+/// server its `input` names.
+fn tool_of(context: &Context, name: &str, input: &Value) -> HookTool {
+    if name == crate::mcp::READ_RESOURCE_TOOL {
+        return HookTool::read_resource(input);
+    }
     let source = name.split_once("__").map(|(source, _)| source);
     let keyword = source.and_then(|source| {
         if crate::mcp::read_servers(&context.settings, &Context::env)
@@ -289,16 +293,16 @@ async fn fire(context: &Context, event: &str, input: &PathBuf, as_json: bool) ->
             .get("tool_name")
             .and_then(Value::as_str)
             .ok_or_else(|| Failure::new("a PreToolUse input needs \"tool_name\""))?;
-        let tool = tool_of(context, name);
         let input = fields.get("tool_input").cloned().unwrap_or(json!({}));
+        let tool = tool_of(context, name, &input);
         let gate = fields.get("gate").cloned().unwrap_or(Value::Null);
         let pre = engine.pre_tool_use(&tool, input, gate).await;
         (pre.report, pre.updated_input)
     } else {
-        let tool = fields
-            .get("tool_name")
-            .and_then(Value::as_str)
-            .map(|name| tool_of(context, name));
+        let tool = fields.get("tool_name").and_then(Value::as_str).map(|name| {
+            let input = fields.get("tool_input").cloned().unwrap_or(json!({}));
+            tool_of(context, name, &input)
+        });
         if event.is_tool_event() && tool.is_none() {
             return Err(Failure::new(format!(
                 "a {event} input needs \"tool_name\" (its hooks' matchers match it)"

@@ -4,7 +4,7 @@ use clap::Subcommand;
 use serde_json::json;
 
 use crate::gate::sanitise_for_terminal;
-use crate::host::HostBuilder;
+use crate::host::{HostBuilder, McpStart};
 use crate::mcp::{
     McpOptions, McpServers, ONE_SHOT_EXIT_GRACE, ServerEntry, ServerState, Transport,
     digest_for_trust, digest_for_written, effective_entry, read_servers, seconds, shown_name,
@@ -593,12 +593,30 @@ pub(crate) fn find(entries: Vec<ServerEntry>, name: &str) -> Result<ServerEntry,
     entries
         .into_iter()
         .find(|entry| entry.name == name)
-        .ok_or_else(|| {
-            Failure::new(format!(
-                "no MCP server named \"{name}\" in any settings file"
-            ))
-            .hint("`earshot mcp list` shows what is configured")
-        })
+        .ok_or_else(|| no_such_server(name))
+}
+
+/// The one line for a server name no settings file configures.
+fn no_such_server(name: &str) -> Failure {
+    Failure::new(format!(
+        "no MCP server named \"{}\" in any settings file; `earshot mcp list` shows what is configured",
+        shown_name(name)
+    ))
+}
+
+/// What to start for a command about `server` alone: that server, or (for none) every one. A
+/// server no settings file configures is reported at once, before anything starts.
+pub(crate) fn start_for(settings: &Settings, server: Option<&str>) -> Result<McpStart, Failure> {
+    let Some(server) = server else {
+        return Ok(McpStart::All);
+    };
+    if read_servers(settings, &Context::env)
+        .iter()
+        .any(|entry| entry.name == server)
+    {
+        return Ok(McpStart::server(server));
+    }
+    Err(no_such_server(server))
 }
 
 /// Masks everything after the first 4 characters of a value that may hold a secret.

@@ -12,6 +12,7 @@ mod output;
 mod permissions;
 mod progress;
 mod skills;
+mod tool_input;
 mod tools;
 
 use std::path::PathBuf;
@@ -33,6 +34,8 @@ pub(crate) mod exit {
     pub const DENIED: u8 = 3;
     /// `tools call`: the tool ran and reported an error, or its input was invalid.
     pub const TOOL_ERROR: u8 = 4;
+    /// `tools call`: no tool has that name.
+    pub const NO_TOOL: u8 = 5;
 }
 
 const EXIT_CODES: &str = "Exit codes:
@@ -41,6 +44,7 @@ const EXIT_CODES: &str = "Exit codes:
   2  the command line was not understood
   3  tools call: the permission gate or a hook denied the call (hooks run: a hook blocked)
   4  tools call: the input was invalid, or the tool ran and reported an error
+  5  tools call: no tool has that name (`earshot tools list` names them all)
 
 Environment:
   EARSHOT_CONFIG_DIR  user config dir (default ~/.earshot)

@@ -1,5 +1,6 @@
-//! `earshot tools list` (what a model would be shown) and `earshot tools call NAME JSON`
-//! (through the gate).
+//! `earshot tools list` (what a model would be shown, and the MCP tools behind `tool_search`)
+//! and `earshot tools call NAME JSON|-|@FILE` (the user's own call by exact name, through the
+//! gate, starting only the server the tool needs).
 
 use std::io::IsTerminal;
 use std::sync::{Arc, Mutex};
@@ -8,7 +9,7 @@ use clap::Subcommand;
 use serde_json::json;
 
 use crate::gate::{NonInteractivePrompter, Prompter, TerminalPrompter, strip_for_terminal};
-use crate::host::{Host, HostBuilder};
+use crate::host::{Host, HostBuilder, McpStart};
 use crate::mcp::{
     CallProgress, MAX_SEARCH_RESULTS, McpOptions, ONE_SHOT_EXIT_GRACE, TOOL_SEARCH_NAME,
     TerminalElicitor, read_servers, shown_name,
@@ -18,57 +19,84 @@ use crate::sandbox::ComponentCache;
 use crate::{CallError, FailureCause};
 
 use super::progress::ProgressLine;
+use super::tool_input::read_tool_input;
 use super::{CommandResult, Context, Failure, exit, output};
 
 #[derive(Debug, Subcommand)]
 pub(crate) enum ToolsCommand {
-    /// Exactly what a model would be shown: name, description, input schema.
+    /// Exactly what a model would be shown (name, description, input schema); past 25 MCP
+    /// tools, also the MCP tools behind `tool_search`, marked so (they can be called by name).
     List {
         /// Print JSON.
         #[arg(long)]
         json: bool,
     },
-    /// Call a tool through the permission gate. Asks on a terminal; denies otherwise unless a
-    /// rule allows it.
+    /// Call a tool by its exact name through the permission gate (also one behind
+    /// `tool_search`). Asks on a terminal; denies otherwise unless a rule allows it. Starts only
+    /// the named tool's MCP server (none for an extension's or a component's tool).
     Call {
-        /// The tool's name as listed (`source__tool`).
+        /// The tool's name as `tools list` shows it (`source__tool`).
         name: String,
-        /// The input, as JSON.
-        #[arg(default_value = "{}")]
+        /// The input: JSON, `-` to read it from standard input, or `@FILE` to read it from a
+        /// file (at most 16 MiB).
+        #[arg(default_value = "{}", value_name = "JSON|-|@FILE")]
         input: String,
-        /// Past 25 MCP tools, run `tool_search` with this query first in the same session (as
-        /// a model would), so that what it surfaces can be called.
+        /// Run `tool_search` with this query first in the same session, as a model would, and
+        /// say what it surfaced (starts every server).
         #[arg(long, value_name = "QUERY")]
         search: Option<String>,
     },
 }
 
 pub(crate) async fn run(context: Context, command: ToolsCommand) -> CommandResult {
-    let host = load_host(context.settings).await?;
-    let result = match command {
-        ToolsCommand::List { json } => list(&host, json).await,
+    let (host, result) = match command {
+        ToolsCommand::List { json } => {
+            let host = load_host(context.settings, McpStart::All).await?;
+            let result = list(&host, json).await;
+            (host, result)
+        }
         ToolsCommand::Call {
             name,
             input,
             search,
-        } => match search {
-            Some(query) => match surface(&host, &query).await {
-                Ok(()) => call(&host, &name, &input).await,
-                Err(failure) => Err(failure),
-            },
-            None => call(&host, &name, &input).await,
-        },
+        } => {
+            // Read and checked before anything starts.
+            let input = read_tool_input(&input)?;
+            let start = match search {
+                Some(_) => McpStart::All,
+                None => {
+                    let value = serde_json::from_str(&input).unwrap_or_default();
+                    McpStart::for_call(&context.settings, &Context::env, &name, &value)
+                }
+            };
+            let host = load_host(context.settings, start).await?;
+            let result = match search {
+                Some(query) => match surface(&host, &query).await {
+                    Ok(()) => call(&host, &name, &input).await,
+                    Err(failure) => Err(failure),
+                },
+                None => call(&host, &name, &input).await,
+            };
+            (host, result)
+        }
     };
     // The work is done: the servers hear EOF and get the one-shot grace, no more.
     host.shutdown().await;
     result
 }
 
-/// The session's host for a one-shot command: every source loaded, servers started with the
-/// progress line on stderr, problems listed, servers ended on Ctrl-C, elicitations and scope
-/// step-ups asked on the terminal when there is one (declined otherwise).
-pub(crate) async fn load_host(settings: crate::settings::Settings) -> Result<Host, Failure> {
-    let servers = read_servers(&settings, &Context::env).len();
+/// The session's host for a one-shot command: every source loaded, the MCP servers `start`
+/// names started with the progress line on stderr, problems listed, servers ended on Ctrl-C,
+/// elicitations and scope step-ups asked on the terminal when there is one (declined
+/// otherwise).
+pub(crate) async fn load_host(
+    settings: crate::settings::Settings,
+    start: McpStart,
+) -> Result<Host, Failure> {
+    let servers = read_servers(&settings, &Context::env)
+        .iter()
+        .filter(|entry| start.includes(&entry.name))
+        .count();
     let progress = Arc::new(Mutex::new(ProgressLine::start(servers)));
     let options = McpOptions {
         end_servers_on_signals: true,
@@ -86,6 +114,7 @@ pub(crate) async fn load_host(settings: crate::settings::Settings) -> Result<Hos
         builder = builder.call_progress(Arc::new(show_call_progress));
     }
     let host = builder
+        .mcp_start(start)
         .hooks(super::hooks_enabled())
         .cache(ComponentCache::user())
         .mcp_options(options)
@@ -166,8 +195,9 @@ async fn surface(host: &Host, query: &str) -> Result<(), Failure> {
 
 async fn list(host: &Host, as_json: bool) -> CommandResult {
     let tools = host.model_tools().await;
+    let behind = host.tools_behind_search().await;
     if as_json {
-        output::json(&json!({ "tools": tools }));
+        output::json(&json!({ "tools": tools, "behind_tool_search": behind }));
         return Ok(exit::OK);
     }
     if tools.is_empty() {
@@ -176,23 +206,36 @@ async fn list(host: &Host, as_json: bool) -> CommandResult {
         );
         return Ok(exit::OK);
     }
+    let row = |tool: &crate::host::ModelTool, hidden: bool| {
+        let access = match (tool.kind, tool.read_only) {
+            (Some(SourceKind::Mcp), true) => "claims read-only (not believed)",
+            (_, true) => "read-only",
+            _ => "-",
+        };
+        let source = tool.kind.map_or("earshot", |kind| kind.noun());
+        vec![
+            tool.name.clone(),
+            if hidden {
+                format!("{source}, behind tool_search")
+            } else {
+                source.to_string()
+            },
+            access.to_string(),
+            tool.description.clone(),
+        ]
+    };
     let rows: Vec<Vec<String>> = tools
         .iter()
-        .map(|tool| {
-            let access = match (tool.kind, tool.read_only) {
-                (Some(SourceKind::Mcp), true) => "claims read-only (not believed)",
-                (_, true) => "read-only",
-                _ => "-",
-            };
-            vec![
-                tool.name.clone(),
-                tool.kind.map_or("earshot", |kind| kind.noun()).to_string(),
-                access.to_string(),
-                tool.description.clone(),
-            ]
-        })
+        .map(|tool| row(tool, false))
+        .chain(behind.iter().map(|tool| row(tool, true)))
         .collect();
     output::table(&["NAME", "SOURCE", "ACCESS", "DESCRIPTION"], &rows);
+    if !behind.is_empty() {
+        output::note(&format!(
+            "{} MCP tools are behind tool_search: a model finds them by searching; `earshot tools call NAME` calls one by its name",
+            behind.len()
+        ));
+    }
     Ok(exit::OK)
 }
 
@@ -203,7 +246,8 @@ async fn call(host: &Host, name: &str, input: &str) -> CommandResult {
         } else {
             Box::new(NonInteractivePrompter)
         };
-    let answer = host.call(name, input, prompter.as_ref()).await;
+    // The user typed this name: it is called even behind tool_search, and gated as always.
+    let answer = host.call_by_user(name, input, prompter.as_ref()).await;
     if std::io::stderr().is_terminal() {
         eprint!("\r\x1b[2K");
     }
@@ -225,9 +269,9 @@ async fn call(host: &Host, name: &str, input: &str) -> CommandResult {
         Err(error @ CallError::Denied(_)) => {
             Err(Failure::new(error.to_string()).code(exit::DENIED))
         }
-        Err(error @ CallError::NotListed(_)) => Err(Failure::new(error.to_string())
-            .hint("add --search \"what you want to do\" to run tool_search first, as a model would")
-            .code(exit::DENIED)),
+        Err(error @ CallError::UnknownTool(_)) => {
+            Err(Failure::new(error.to_string()).code(exit::NO_TOOL))
+        }
         Err(error @ CallError::InvalidInput { .. }) => {
             Err(Failure::new(error.to_string()).code(exit::TOOL_ERROR))
         }

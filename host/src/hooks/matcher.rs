@@ -40,6 +40,24 @@ impl HookTool {
         }
     }
 
+    /// `read_mcp_resource` with `input`, as hooks match it: as what its gate decides on,
+    /// `Mcp(server__resources)` for the server its input names (its bare name without one).
+    pub fn read_resource(input: &serde_json::Value) -> HookTool {
+        let name = crate::mcp::READ_RESOURCE_TOOL;
+        match input.get("server").and_then(serde_json::Value::as_str) {
+            Some(server) => HookTool {
+                name: name.to_string(),
+                keyword: Some("Mcp".to_string()),
+                target: format!("{server}__{}", crate::mcp::RESOURCES_RULE_TOOL),
+            },
+            None => HookTool {
+                name: name.to_string(),
+                keyword: None,
+                target: name.to_string(),
+            },
+        }
+    }
+
     /// The tool in rule form (`Mcp(github__x)`, `Bash(git status)`), or its bare name.
     pub fn rule_form(&self) -> String {
         match &self.keyword {

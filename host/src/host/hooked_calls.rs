@@ -7,10 +7,10 @@ use serde_json::{Map, Value, json};
 
 use crate::dispatch::HookNote;
 use crate::gate::{DecidedBy, Prompter, ToolRequest};
-use crate::mcp::{LIST_RESOURCES_TOOL, READ_RESOURCE_TOOL, RESOURCES_RULE_TOOL, TOOL_SEARCH_NAME};
+use crate::mcp::{LIST_RESOURCES_TOOL, READ_RESOURCE_TOOL, TOOL_SEARCH_NAME};
 use crate::runner::{CallError, ToolOutput};
 
-use super::{HookAsk, HookEngine, HookEvent, HookReport, HookTool, HookedCall, Host};
+use super::{Caller, HookAsk, HookEngine, HookEvent, HookReport, HookTool, HookedCall, Host};
 
 impl Host {
     /// The session's hooks, when any run.
@@ -70,8 +70,8 @@ impl Host {
 
     /// The tool `name` as hooks see it, when it is one the session can call now (not
     /// `tool_search` or the resource tools when they are not offered, not an MCP tool that is
-    /// neither listed nor surfaced): no hook runs for a call that cannot run.
-    fn hook_tool(&self, name: &str, input: &Value) -> Option<HookTool> {
+    /// neither listed nor surfaced for the model): no hook runs for a call that cannot run.
+    fn hook_tool(&self, caller: Caller, name: &str, input: &Value) -> Option<HookTool> {
         let host_tool = |keyword: Option<&str>, target: String| HookTool {
             name: name.to_string(),
             keyword: keyword.map(str::to_string),
@@ -90,21 +90,11 @@ impl Host {
         }
         if name == READ_RESOURCE_TOOL {
             // Matched as what its gate decides on: `Mcp(server__resources)`.
-            return Some(match input.get("server").and_then(Value::as_str) {
-                Some(server) => host_tool(Some("Mcp"), format!("{server}__{RESOURCES_RULE_TOOL}")),
-                None => host_tool(None, name.to_string()),
-            });
+            return Some(HookTool::read_resource(input));
         }
         let registry = self.registry();
         let tool = registry.find(name)?;
-        let hidden = searching
-            && tool.id.kind() == crate::names::SourceKind::Mcp
-            && !self
-                .surfaced
-                .lock()
-                .unwrap_or_else(|p| p.into_inner())
-                .contains(&tool.id.namespaced());
-        if hidden {
+        if self.behind_search(caller, tool) {
             return None;
         }
         Some(HookTool {
@@ -138,6 +128,7 @@ impl Host {
     pub(super) async fn call_hooked(
         &self,
         hooks: &HookEngine,
+        caller: Caller,
         name: &str,
         input_json: &str,
         prompter: &dyn Prompter,
@@ -145,12 +136,12 @@ impl Host {
         self.refresh_changed_tools().await;
         let input: Value = serde_json::from_str(input_json)
             .unwrap_or_else(|_| Value::String(input_json.to_string()));
-        let Some(tool) = self.hook_tool(name, &input) else {
+        let Some(tool) = self.hook_tool(caller, name, &input) else {
             // Not callable now: the same refusal as without hooks, from the tool lists just
             // refreshed (never a second refresh that could let a new tool past its hooks).
             let nothing = HookNote::default();
             return self
-                .call_unhooked(name, input_json, prompter, Some(&nothing))
+                .call_unhooked(caller, name, input_json, prompter, Some(&nothing))
                 .await;
         };
         let pre = hooks
@@ -184,7 +175,7 @@ impl Host {
             ask: note.ask.clone(),
         };
         let result = self
-            .call_unhooked(name, &final_json, &hooked_prompter, Some(&note))
+            .call_unhooked(caller, name, &final_json, &hooked_prompter, Some(&note))
             .await;
         let mut fields = Map::new();
         fields.insert("tool_name".into(), Value::String(tool.name.clone()));

@@ -389,6 +389,20 @@ impl McpServers {
         session: &[SessionServer],
         progress: &mut (dyn FnMut(StartProgress<'_>) + Send),
     ) -> McpServers {
+        let selected = |name: &str| only.is_none_or(|only| only == name);
+        McpServers::start_selected(settings, env, options, &selected, session, progress).await
+    }
+
+    /// As [`McpServers::start_with_session`], for the servers whose name `selected` accepts
+    /// (the others are neither started nor reported: this session does without them).
+    pub async fn start_selected(
+        settings: &Settings,
+        env: &(dyn Fn(&str) -> Option<String> + Sync),
+        options: McpOptions,
+        selected: &(dyn Fn(&str) -> bool + Sync),
+        session: &[SessionServer],
+        progress: &mut (dyn FnMut(StartProgress<'_>) + Send),
+    ) -> McpServers {
         let handle = tokio::runtime::Handle::current();
         if options.end_servers_on_signals {
             super::process_group::end_all_groups_on_signals();
@@ -410,7 +424,7 @@ impl McpServers {
         }
         let slots: Vec<Slot> = entries
             .into_iter()
-            .filter(|entry| only.is_none_or(|name| entry.name == name))
+            .filter(|entry| selected(&entry.name))
             .map(|entry| effective_entry(settings, entry))
             .map(|(entry, admitted)| {
                 let state = admit(&entry, admitted);

@@ -11,6 +11,10 @@ use super::output;
 /// The loaded settings for this run.
 pub(crate) struct Context {
     pub settings: Settings,
+    /// Whether there is a project here: `--project` was given, or a folder on the way up holds
+    /// `.earshot/` or `.git`. Otherwise the project is the working directory by default only,
+    /// and a command that would create `.earshot/` in it refuses.
+    pub project_found: bool,
 }
 
 impl Context {
@@ -32,6 +36,13 @@ impl Context {
                 find_project_root(&cwd, config_dir.as_deref())
             }
         };
+        let user_config = config_dir
+            .as_deref()
+            .and_then(|dir| dir.canonicalize().ok());
+        let project_found = project.is_some()
+            || root.join(".git").exists()
+            || (root.join(".earshot").is_dir()
+                && root.join(".earshot").canonicalize().ok() != user_config);
         let settings = Settings::load(config_dir.as_deref(), Some(ProjectPaths::new(root)));
         for problem in &settings.problems {
             output::warning_line(&problem.to_string());
@@ -39,7 +50,28 @@ impl Context {
         for warning in rule_warnings(&settings, &Context::env) {
             output::warning_line(&warning);
         }
-        Ok(Context { settings })
+        Ok(Context {
+            settings,
+            project_found,
+        })
+    }
+
+    /// Refuses a command that would write into the project (`.earshot/` in it) when there is
+    /// none here, rather than creating `.earshot/` in whatever folder this runs in.
+    pub fn require_project(&self, what: &str) -> Result<(), super::Failure> {
+        if self.project_found {
+            return Ok(());
+        }
+        let here = self
+            .settings
+            .project
+            .as_ref()
+            .map(|project| project.root.display().to_string())
+            .unwrap_or_default();
+        Err(super::Failure::new(format!(
+            "{here} is not inside a project (no .earshot/ or .git on the way up), so {what} would create .earshot/ here; nothing was written"
+        ))
+        .hint("run it inside the project, or pass --project DIR (or -s user for your own settings)"))
     }
 
     /// The gate over the rules of every layer.

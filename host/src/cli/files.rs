@@ -27,23 +27,29 @@ pub(crate) enum FilesCommand {
         #[arg(long)]
         json: bool,
     },
-    /// Trust a project one as it is now, so that it loads.
+    /// Trust project ones as they are now, so that they load.
     Trust {
-        /// Its name (the file stem).
-        name: String,
+        /// Their names (the file stems).
+        #[arg(required = true)]
+        names: Vec<String>,
     },
-    /// Remove the trust record of a project one.
+    /// Remove the trust records of project ones.
     Untrust {
-        /// Its name (the file stem).
-        name: String,
+        /// Their names (the file stems).
+        #[arg(required = true)]
+        names: Vec<String>,
     },
 }
 
 pub(crate) fn run(context: &Context, kind: SourceKind, command: FilesCommand) -> CommandResult {
     match command {
         FilesCommand::List { json } => list(context, kind, json),
-        FilesCommand::Trust { name } => trust(context, kind, &name),
-        FilesCommand::Untrust { name } => untrust(context, kind, &name),
+        FilesCommand::Trust { names } => {
+            super::each_name(&names, |name| trust(context, kind, name))
+        }
+        FilesCommand::Untrust { names } => {
+            super::each_name(&names, |name| untrust(context, kind, name))
+        }
     }
 }
 

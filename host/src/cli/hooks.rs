@@ -29,16 +29,18 @@ pub(crate) enum HooksCommand {
     /// Trust a hook of the project's files (by its name) as it is now, with the project files
     /// it names; a change to either lapses the trust.
     Trust {
-        /// The hook's name.
-        name: String,
+        /// The hooks' names.
+        #[arg(required = true)]
+        names: Vec<String>,
         /// Trust it even though what it names is too big to hash in full.
         #[arg(long)]
         partial: bool,
     },
     /// Remove the trust record of a project hook.
     Untrust {
-        /// The hook's name.
-        name: String,
+        /// The hooks' names.
+        #[arg(required = true)]
+        names: Vec<String>,
     },
     /// Record your own hooks as they are now as reviewed (after a change made outside earshot;
     /// with hooks.requireReview they do not run until then).
@@ -60,16 +62,16 @@ pub(crate) enum HooksCommand {
 pub(crate) async fn run(context: &Context, command: HooksCommand) -> CommandResult {
     match command {
         HooksCommand::List { json } => list(context, json),
-        HooksCommand::Trust { name, partial } => {
-            trust_hook(&context.settings, &name, partial)
+        HooksCommand::Trust { names, partial } => super::each_name(&names, |name| {
+            trust_hook(&context.settings, name, partial)
                 .map_err(|error| Failure::new(error.to_string()))?;
             output::say(&format!(
                 "trusted hook \"{name}\" as it is now; a change to it or to a project file it names lapses the trust"
             ));
             Ok(exit::OK)
-        }
-        HooksCommand::Untrust { name } => {
-            let removed = untrust_hook(&context.settings, &name)
+        }),
+        HooksCommand::Untrust { names } => super::each_name(&names, |name| {
+            let removed = untrust_hook(&context.settings, name)
                 .map_err(|error| Failure::new(error.to_string()))?;
             output::say(&if removed {
                 format!("hook \"{name}\" is no longer trusted")
@@ -77,7 +79,7 @@ pub(crate) async fn run(context: &Context, command: HooksCommand) -> CommandResu
                 format!("hook \"{name}\" had no trust record")
             });
             Ok(exit::OK)
-        }
+        }),
         HooksCommand::Review => {
             let count = review_user_hooks(&context.settings)
                 .map_err(|error| Failure::new(error.to_string()))?;

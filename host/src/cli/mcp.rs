@@ -7,32 +7,25 @@ use crate::gate::sanitise_for_terminal;
 use crate::host::{HostBuilder, McpStart};
 use crate::mcp::{
     McpOptions, McpServers, ONE_SHOT_EXIT_GRACE, ServerEntry, ServerState, Transport,
-    digest_for_trust, digest_for_written, effective_entry, read_servers, seconds, shown_name,
+    digest_for_trust, effective_entry, read_servers, seconds, shown_name,
 };
-use crate::names::{SourceKind, check_source_name};
+use crate::names::SourceKind;
 use crate::sandbox::ComponentCache;
-use crate::settings::{
-    Layer, ProjectPaths, Settings, edit_project_settings, edit_settings,
-    ensure_local_files_ignored, from_str_refusing_duplicates,
-};
-use crate::trust::{record_trust, record_written, remove_trust};
+use crate::settings::Layer;
+use crate::trust::{record_trust, remove_trust};
 
 use super::progress::ProgressLine;
 use super::{CommandResult, Context, Failure, exit, output};
 
 #[derive(Debug, Subcommand)]
 pub(crate) enum McpCommand {
-    /// Serve every loaded tool (extensions, components, the servers behind), namespaced and
-    /// gated, as one MCP server over stdio. Asks go to the client through elicitation; a client
-    /// without it gets the ask denied with the rule to add.
-    Serve,
     /// Every configured server: scope, transport and state. Starts nothing untrusted.
     List {
         /// Print JSON.
         #[arg(long)]
         json: bool,
     },
-    /// One server's definition after expansion (secrets masked) and state.
+    /// One server's definition after expansion (secrets masked), state and tools.
     Get {
         /// The server's name.
         name: String,
@@ -40,68 +33,18 @@ pub(crate) enum McpCommand {
         #[arg(long)]
         json: bool,
     },
-    /// Trust a server the project's checked-in settings define (or one in the local file that
-    /// earshot did not write), as it is defined now.
-    Trust {
-        /// The server's name.
-        name: String,
-        /// Trust it even when what it names is past the digest's budget (5,000 files, 64 MiB),
-        /// so that the files past it count by their size only.
-        #[arg(long)]
-        partial: bool,
-    },
-    /// The prompts of every running server (or of SERVER), as the slash commands an agent
-    /// offers (`/mcp__server__prompt`), with their arguments ([optional] in brackets).
-    Prompts {
-        /// Only this server's.
-        server: Option<String>,
-        /// Print JSON.
-        #[arg(long)]
-        json: bool,
-    },
-    /// Print the messages of one prompt: `earshot mcp prompt SERVER NAME key=value...`.
-    Prompt {
-        /// The server's name.
-        server: String,
-        /// The prompt's name, as `mcp prompts` lists it (without `/mcp__server__`).
-        name: String,
-        /// Its arguments, each `key=value`.
-        #[arg(value_name = "KEY=VALUE")]
-        arguments: Vec<String>,
-    },
-    /// Add a server from its JSON definition, as it would appear under `mcpServers`:
-    /// `earshot mcp add-json NAME '{"command": "npx", "args": ["-y", "pkg"]}'`.
-    AddJson {
-        /// Which file: local (default), user or project.
-        #[arg(short, long, value_enum, default_value = "local")]
-        scope: ScopeArg,
-        /// The server's name.
-        name: String,
-        /// Its definition: a JSON object with `command` (stdio) or `type` and `url` (http).
-        json: String,
-    },
-    /// The resources and resource templates of every running server (or of SERVER).
-    Resources {
-        /// Only this server's.
-        server: Option<String>,
-        /// Print JSON.
-        #[arg(long)]
-        json: bool,
-    },
-    /// Print one resource's contents: `earshot mcp read SERVER URI`.
-    Read {
-        /// The server's name.
-        server: String,
-        /// The resource's URI, as `mcp resources` lists it (a template filled in).
-        uri: String,
-    },
-    /// Add a server (written and signed by earshot, so it starts without a separate trust step).
-    /// `earshot mcp add NAME -- COMMAND [ARGS...]`, or `-t http NAME URL`.
+    /// Add a server: `earshot mcp add NAME -- COMMAND [ARGS...]`, or `-t http NAME URL`. In the
+    /// local file (the default) it is signed and starts at once; in the project file it starts
+    /// once trusted (`mcp trust`), for you and everyone who checks it out. Your own servers start
+    /// in your config dir: to run a file of the project, pass `--cwd '${EARSHOT_PROJECT_DIR}'`.
     Add {
         /// Which file: local (.earshot/settings.local.json, this project), user (every
         /// project) or project (.earshot/settings.json, checked in).
         #[arg(short, long, value_enum, default_value = "local")]
         scope: ScopeArg,
+        /// Replace a server of this name already in that file.
+        #[arg(long)]
+        force: bool,
         /// stdio (a command) or http (a URL).
         #[arg(short, long, value_enum, default_value = "stdio")]
         transport: TransportArg,
@@ -123,6 +66,20 @@ pub(crate) enum McpCommand {
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
         args: Vec<String>,
     },
+    /// Add a server from its JSON definition, as it would appear under `mcpServers`:
+    /// `earshot mcp add-json NAME '{"command": "npx", "args": ["-y", "pkg"]}'`.
+    AddJson {
+        /// Which file: local (default), user or project.
+        #[arg(short, long, value_enum, default_value = "local")]
+        scope: ScopeArg,
+        /// Replace a server of this name already in that file.
+        #[arg(long)]
+        force: bool,
+        /// The server's name.
+        name: String,
+        /// Its definition: a JSON object with `command` (stdio) or `type` and `url` (http).
+        json: String,
+    },
     /// Remove a server's entry (and its trust record) from one settings file.
     Remove {
         /// Which file (default: the one whose definition is used).
@@ -131,10 +88,22 @@ pub(crate) enum McpCommand {
         /// The server's name.
         name: String,
     },
-    /// Remove a server's trust record.
+    /// Trust servers the project's checked-in settings define (or ones in the local file that
+    /// earshot did not write), as they are defined now.
+    Trust {
+        /// The servers' names.
+        #[arg(required = true)]
+        names: Vec<String>,
+        /// Trust it even when what it names is past the digest's budget (5,000 files, 64 MiB),
+        /// so that the files past it count by their size only.
+        #[arg(long)]
+        partial: bool,
+    },
+    /// Remove servers' trust records.
     Untrust {
-        /// The server's name.
-        name: String,
+        /// The servers' names.
+        #[arg(required = true)]
+        names: Vec<String>,
     },
     /// Log in to an HTTP server that requires OAuth: opens the browser (EARSHOT_BROWSER or
     /// mcp.oauth.browser; `none` prints the URL and accepts the redirected address on stdin)
@@ -148,6 +117,44 @@ pub(crate) enum McpCommand {
         /// The server's name.
         name: String,
     },
+    /// The prompts of every running server (or of SERVER), as the slash commands an agent
+    /// offers (`/mcp__server__prompt`), with their arguments ([optional] in brackets).
+    Prompts {
+        /// Only this server's.
+        server: Option<String>,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Print the messages of one prompt: `earshot mcp prompt SERVER NAME key=value...`.
+    Prompt {
+        /// The server's name.
+        server: String,
+        /// The prompt's name, as `mcp prompts` lists it (without `/mcp__server__`).
+        name: String,
+        /// Its arguments, each `key=value`.
+        #[arg(value_name = "KEY=VALUE")]
+        arguments: Vec<String>,
+    },
+    /// The resources and resource templates of every running server (or of SERVER).
+    Resources {
+        /// Only this server's.
+        server: Option<String>,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Print one resource's contents: `earshot mcp read SERVER URI`.
+    Read {
+        /// The server's name.
+        server: String,
+        /// The resource's URI, as `mcp resources` lists it (a template filled in).
+        uri: String,
+    },
+    /// Serve every loaded tool (extensions, components, the servers behind), namespaced and
+    /// gated, as one MCP server over stdio. Asks go to the client through elicitation; a client
+    /// without it gets the ask denied with the rule to add.
+    Serve,
 }
 
 /// A settings file named on the command line.
@@ -162,7 +169,8 @@ pub(crate) enum ScopeArg {
 }
 
 impl ScopeArg {
-    fn layer(self) -> Layer {
+    /// The settings layer this names.
+    pub(crate) fn layer(self) -> Layer {
         match self {
             ScopeArg::Local => Layer::Local,
             ScopeArg::User => Layer::User,
@@ -185,24 +193,20 @@ pub(crate) async fn run(context: &Context, command: McpCommand) -> CommandResult
         McpCommand::Serve => serve(context).await,
         McpCommand::List { json } => list(context, json).await,
         McpCommand::Get { name, json } => get(context, &name, json).await,
-        McpCommand::Trust { name, partial } => trust(context, &name, partial),
-        McpCommand::Untrust { name } => untrust(context, &name),
+        McpCommand::Trust { names, partial } => {
+            super::each_name(&names, |name| trust(context, name, partial))
+        }
+        McpCommand::Untrust { names } => super::each_name(&names, |name| untrust(context, name)),
         McpCommand::Login { name } => super::mcp_login::login_command(context, &name).await,
         McpCommand::Logout { name } => super::mcp_login::logout_command(context, &name).await,
-        McpCommand::AddJson { scope, name, json } => {
-            // A repeated key is refused as in a settings file: it would drop an `env` or header.
-            let definition = from_str_refusing_duplicates(&json).map_err(|error| {
-                Failure::new(format!("the definition of \"{name}\" is not JSON: {error}"))
-                    .code(exit::USAGE)
-            })?;
-            if !definition.is_object() {
-                return Err(Failure::new(format!(
-                    "the definition of \"{name}\" must be a JSON object, as under mcpServers"
-                ))
-                .hint(r#"e.g. '{"command": "npx", "args": ["-y", "@modelcontextprotocol/server-memory"]}'"#)
-                .code(exit::USAGE));
-            }
-            add(context, scope.layer(), &name, definition)
+        McpCommand::AddJson {
+            scope,
+            force,
+            name,
+            json,
+        } => {
+            let definition = super::mcp_add::definition_from_json(&name, &json)?;
+            super::mcp_add::add(context, scope.layer(), &name, definition, force)
         }
         McpCommand::Resources { server, json } => {
             super::mcp_resources::list(context.settings.clone(), server.as_deref(), json).await
@@ -220,6 +224,7 @@ pub(crate) async fn run(context: &Context, command: McpCommand) -> CommandResult
         } => super::mcp_prompts::get(context.settings.clone(), &server, &name, &arguments).await,
         McpCommand::Add {
             scope,
+            force,
             transport,
             env,
             headers,
@@ -228,214 +233,17 @@ pub(crate) async fn run(context: &Context, command: McpCommand) -> CommandResult
             command_or_url,
             args,
         } => {
-            let definition = match transport {
-                TransportArg::Stdio => {
-                    if !headers.is_empty() {
-                        return Err(Failure::new("--header is for http servers").code(exit::USAGE));
-                    }
-                    let mut definition = json!({"command": command_or_url, "args": args});
-                    if !env.is_empty() {
-                        definition["env"] = pairs(&env, '=', "--env KEY=VALUE")?;
-                    }
-                    if let Some(cwd) = cwd {
-                        definition["cwd"] = cwd.into();
-                    }
-                    definition
-                }
-                TransportArg::Http => {
-                    if !args.is_empty() || !env.is_empty() {
-                        return Err(Failure::new(
-                            "an http server takes a URL and --header only, no arguments or --env",
-                        )
-                        .code(exit::USAGE));
-                    }
-                    let mut definition = json!({"type": "http", "url": command_or_url});
-                    if !headers.is_empty() {
-                        definition["headers"] = pairs(&headers, ':', "--header \"Name: value\"")?;
-                    }
-                    definition
-                }
-            };
-            add(context, scope.layer(), &name, definition)
-        }
-        McpCommand::Remove { scope, name } => remove(context, scope.map(ScopeArg::layer), &name),
-    }
-}
-
-/// `KEY=VALUE` (or `Name: value`) pairs as a JSON object.
-fn pairs(items: &[String], separator: char, form: &str) -> Result<serde_json::Value, Failure> {
-    let mut map = serde_json::Map::new();
-    for item in items {
-        let (key, value) = item
-            .split_once(separator)
-            .filter(|(key, _)| !key.trim().is_empty())
-            .ok_or_else(|| {
-                Failure::new(format!("\"{item}\" is not of the form {form}")).code(exit::USAGE)
+            let definition = super::mcp_add::definition_of(super::mcp_add::AddArguments {
+                transport,
+                env,
+                headers,
+                cwd,
+                command_or_url,
+                args,
             })?;
-        map.insert(
-            key.trim().to_string(),
-            value.trim_start().to_string().into(),
-        );
-    }
-    Ok(serde_json::Value::Object(map))
-}
-
-/// The settings file of `layer` here, and the project root when it is inside the project.
-fn file_of(
-    context: &Context,
-    layer: Layer,
-) -> Result<(std::path::PathBuf, Option<std::path::PathBuf>), Failure> {
-    let settings = &context.settings;
-    let no_project = || {
-        Failure::new("there is no project here; run this inside a project or pass --project DIR")
-    };
-    Ok(match layer {
-        Layer::User => (
-            settings
-                .user_config_dir
-                .as_ref()
-                .ok_or_else(|| Failure::new("no user config dir: set EARSHOT_CONFIG_DIR or HOME"))?
-                .join("settings.json"),
-            None,
-        ),
-        Layer::Local => {
-            let project = settings.project.as_ref().ok_or_else(no_project)?;
-            (project.local_settings(), Some(project.root.clone()))
+            super::mcp_add::add(context, scope.layer(), &name, definition, force)
         }
-        Layer::Project => {
-            let project = settings.project.as_ref().ok_or_else(no_project)?;
-            (project.project_settings(), Some(project.root.clone()))
-        }
-    })
-}
-
-/// Edits one settings file: symbolic links refused inside the project, and the local file (which
-/// can hold tokens) never written unless git ignores it.
-fn edit_file(
-    path: &std::path::Path,
-    root: Option<&std::path::Path>,
-    change: impl FnOnce(&mut serde_json::Value),
-) -> Result<(), Failure> {
-    if let Some(root) = root {
-        let project = ProjectPaths::new(root.to_path_buf());
-        if path == project.local_settings() {
-            ensure_local_files_ignored(&project)
-                .map_err(|error| Failure::new(error.to_string()))?;
-        }
-    }
-    match root {
-        Some(root) => edit_project_settings(root, path, change),
-        None => edit_settings(path, change),
-    }
-    .map_err(|error| Failure::new(format!("{}: {error}", path.display())))
-}
-
-fn add(
-    context: &Context,
-    layer: Layer,
-    name: &str,
-    definition: serde_json::Value,
-) -> CommandResult {
-    check_source_name(name)
-        .map_err(|error| Failure::new(format!("invalid server name \"{name}\": {error}")))?;
-    if layer == Layer::Local && context.settings.local_file_refused() {
-        return Err(Failure::new(
-            ".earshot/settings.local.json (or .earshot/) is a symbolic link or not your file; replace it with your own regular file first",
-        ));
-    }
-    let (path, root) = file_of(context, layer)?;
-    let mut not_an_object = false;
-    edit_file(&path, root.as_deref(), |value| {
-        let root = value.as_object_mut().expect("settings files hold objects");
-        match root
-            .entry("mcpServers")
-            .or_insert_with(|| json!({}))
-            .as_object_mut()
-        {
-            Some(servers) => {
-                servers.insert(name.to_string(), definition);
-            }
-            None => not_an_object = true,
-        }
-    })?;
-    if not_an_object {
-        return Err(Failure::new(format!(
-            "{}: mcpServers there is not an object; fix it by hand, nothing was changed",
-            path.display()
-        )));
-    }
-    // Read back what was written, as every command will: the entry that is used for this name.
-    let settings = Settings::load(
-        context.settings.user_config_dir.as_deref(),
-        context.settings.project.clone(),
-    );
-    let entry = find(read_servers(&settings, &Context::env), name)?;
-    if entry.layer != layer {
-        output::warning_line(&format!(
-            "server \"{name}\" is also defined in your {} settings, which is the definition used",
-            entry.layer.as_str()
-        ));
-    }
-    if let Err(reason) = &entry.definition {
-        return Err(Failure::new(format!(
-            "server \"{name}\" was added to {} but cannot start: {reason}",
-            path.display()
-        )));
-    }
-    // Your local file is yours: what earshot writes there is signed so it starts. The project
-    // file is checked in and shared: adding to it does not trust it, here or for anyone else.
-    if entry.layer == Layer::Local && layer == Layer::Local {
-        // Written by earshot as the user asked: it may replace the user's own server of the
-        // same name in this project, which a trusted record never can.
-        let digest = digest_for_written(&settings, &entry).map_err(Failure::new)?;
-        if let Some(why) = &digest.partial {
-            output::warning_line(&format!("server \"{name}\"'s digest is partial: {why}"));
-        }
-        record_written(&settings, SourceKind::Mcp, name, &digest.value)
-            .map_err(|error| Failure::new(error.to_string()))?;
-    }
-    output::say(&format!(
-        "added server \"{name}\" to {} ({} settings)",
-        path.display(),
-        layer.as_str()
-    ));
-    if layer == Layer::Project {
-        output::say(&format!(
-            "it starts once trusted: review it, then run `earshot mcp trust {name}` (everyone who checks it out does the same)"
-        ));
-    }
-    Ok(exit::OK)
-}
-
-fn remove(context: &Context, layer: Option<Layer>, name: &str) -> CommandResult {
-    let layer = match layer {
-        Some(layer) => layer,
-        None => find(servers(context), name)?.layer,
-    };
-    let (path, root) = file_of(context, layer)?;
-    if std::fs::symlink_metadata(&path).is_err() {
-        return Err(Failure::new(format!("{} does not exist", path.display())));
-    }
-    let mut removed = false;
-    edit_file(&path, root.as_deref(), |value| {
-        if let Some(servers) = value.get_mut("mcpServers").and_then(|s| s.as_object_mut()) {
-            removed = servers.shift_remove(name).is_some();
-        }
-    })?;
-    if layer != Layer::User && context.settings.project.is_some() {
-        let _ = remove_trust(&context.settings, SourceKind::Mcp, name);
-    }
-    if removed {
-        output::say(&format!(
-            "removed server \"{name}\" from {}",
-            path.display()
-        ));
-        Ok(exit::OK)
-    } else {
-        Err(Failure::new(format!(
-            "{} defines no server \"{name}\"",
-            path.display()
-        )))
+        McpCommand::Remove { scope, name } => super::mcp_add::remove(context, scope, &name),
     }
 }
 
@@ -606,7 +414,7 @@ fn no_such_server(name: &str) -> Failure {
 
 /// What to start for a command about `server` alone: that server, or (for none) every one. A
 /// server no settings file configures is reported at once, before anything starts.
-pub(crate) fn start_for(settings: &Settings, server: Option<&str>) -> Result<McpStart, Failure> {
+pub(crate) fn start_for(settings: &crate::Settings, server: Option<&str>) -> Result<McpStart, Failure> {
     let Some(server) = server else {
         return Ok(McpStart::All);
     };

@@ -5,12 +5,14 @@ mod context;
 mod files;
 mod hooks;
 mod mcp;
+mod mcp_add;
 mod mcp_login;
 mod mcp_prompts;
 mod mcp_resources;
 mod output;
 mod permissions;
 mod progress;
+mod read_only;
 mod skills;
 mod tool_input;
 mod tools;
@@ -48,6 +50,7 @@ const EXIT_CODES: &str = "Exit codes:
 
 Environment:
   EARSHOT_CONFIG_DIR  user config dir (default ~/.earshot)
+  EARSHOT_BROWSER     the browser `mcp login` opens (`none`: print the URL instead)
   RUST_LOG            tracing filter (as -v, -vv)
   NO_COLOR            never colour output";
 
@@ -71,7 +74,8 @@ struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
-    /// MCP servers: list, inspect, trust.
+    /// MCP servers: list, get, add, add-json, remove, trust, untrust, login, logout, prompts,
+    /// prompt, resources, read, serve.
     #[command(subcommand)]
     Mcp(mcp::McpCommand),
     /// TypeScript/JavaScript extensions: list, trust.
@@ -189,6 +193,27 @@ impl Failure {
 
 /// What a command returns: an exit code, or a failure to report.
 pub(crate) type CommandResult = Result<u8, Failure>;
+
+/// Runs `one` for each name of a `trust`/`untrust` given several: every name is tried, each
+/// failure but the last is reported as it happens, and the last is returned for the caller to
+/// report (so one bad name fails the command, and the good ones are still done).
+pub(crate) fn each_name(
+    names: &[String],
+    mut one: impl FnMut(&str) -> CommandResult,
+) -> CommandResult {
+    let mut failed: Option<Failure> = None;
+    for name in names {
+        if let Err(failure) = one(name) {
+            if let Some(earlier) = failed.replace(failure) {
+                output::error_line(&earlier.message, earlier.hint.as_deref());
+            }
+        }
+    }
+    match failed {
+        Some(failure) => Err(failure),
+        None => Ok(exit::OK),
+    }
+}
 
 /// Logging on stderr. By default only earshot's own warnings: extensions' console output
 /// (target `earshot::extension`, sanitised to one line a record), MCP servers' log messages

@@ -149,14 +149,17 @@ pub(crate) fn table(header: &[&str], rows: &[Vec<String>]) {
             .collect::<Vec<_>>()
             .join("  ")
     };
-    stdout_line!(
-        "{}",
-        paint(
-            &line(header.iter().map(|h| h.to_string()).collect()),
-            "1",
-            colour
-        )
-    );
+    // A table under a label of its own (`tools:` in `mcp get`) has no header line.
+    if header.iter().any(|h| !h.is_empty()) {
+        stdout_line!(
+            "{}",
+            paint(
+                &line(header.iter().map(|h| h.to_string()).collect()),
+                "1",
+                colour
+            )
+        );
+    }
     for row in rows {
         stdout_line!("{}", line(row));
     }

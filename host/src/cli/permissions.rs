@@ -53,7 +53,9 @@ pub(crate) struct RuleArgs {
     /// The rule: `Mcp(glob)`, `Extension(glob)` or `Plugin(glob)` over namespaced tool names, or
     /// `Bash(…)`, `Read(…)`, `Skill(…)` for a slash command's lines and includes and for skills.
     rule: String,
-    /// local: .earshot/settings.local.json (this project); user: your settings.json (every project).
+    /// local: .earshot/settings.local.json (this project); user: your settings.json (every
+    /// project); project: the checked-in .earshot/settings.json, shared with everyone who checks
+    /// it out (deny and ask only).
     #[arg(short, long, value_enum, default_value = "local")]
     scope: RuleScope,
 }
@@ -65,6 +67,8 @@ pub(crate) enum RuleScope {
     Local,
     /// `settings.json` in your config dir: every project.
     User,
+    /// `.earshot/settings.json`, checked in: deny and ask rules for everyone (never allow).
+    Project,
 }
 
 pub(crate) fn run(context: &Context, command: PermissionsCommand) -> CommandResult {
@@ -104,7 +108,18 @@ fn add_rule(context: &Context, effect: Effect, args: RuleArgs) -> CommandResult 
     let file = match args.scope {
         RuleScope::Local => RuleFile::Local,
         RuleScope::User => RuleFile::User,
+        RuleScope::Project => RuleFile::Project,
     };
+    if file == RuleFile::Project && effect == Effect::Allow {
+        return Err(Failure::new(format!(
+            "an allow rule in the checked-in .earshot/settings.json grants nothing (a repository cannot grant permissions); \"{shown}\" was not written"
+        ))
+        .hint("use -s local (this project, signed for you) or -s user (every project)")
+        .code(exit::USAGE));
+    }
+    if file != RuleFile::User {
+        context.require_project(&format!("`permissions {}`", effect.key()))?;
+    }
     let path = write_rule(&context.settings, effect.key(), &args.rule, file)
         .map_err(|error| Failure::new(error.to_string()))?;
     output::say(&format!(
@@ -120,6 +135,13 @@ fn check(context: &Context, name: &str, read_only: bool, as_json: bool) -> Comma
         return check_action(context, &action, as_json);
     }
     let tool = resolve_tool(context, name)?;
+    // What the real call gets: a read-only extension or component tool runs without asking.
+    let declared = if read_only || tool.kind() == SourceKind::Mcp {
+        None
+    } else {
+        super::read_only::declared_read_only(context, tool.kind(), tool.source(), tool.tool())
+    };
+    let read_only = read_only || declared == Some(true);
     let gate = context.gate();
     let decision = gate.decide(&ToolRequest {
         tool: &tool,
@@ -133,6 +155,7 @@ fn check(context: &Context, name: &str, read_only: bool, as_json: bool) -> Comma
             "rule_name": decision.rule_name,
             "decision": decision.effect,
             "decided_by": decision.decided_by,
+            "read_only": read_only,
         }));
         return Ok(exit::OK);
     }
@@ -144,6 +167,9 @@ fn check(context: &Context, name: &str, read_only: bool, as_json: bool) -> Comma
             sanitise_for_terminal(&file.display().to_string(), 500),
             layer.as_str()
         ),
+        DecidedBy::ReadOnly if declared == Some(true) => {
+            "because the tool declares itself read-only (honoured for extensions and plugins): it runs without asking".to_string()
+        }
         DecidedBy::ReadOnly => {
             "because the tool is read-only and its source's claim is honoured".to_string()
         }
@@ -154,7 +180,11 @@ fn check(context: &Context, name: &str, read_only: bool, as_json: bool) -> Comma
         sanitise_for_terminal(&decision.rule_name, 300),
         decision.effect.key()
     );
-    if decision.decided_by == DecidedBy::Default && !read_only && tool.kind() != SourceKind::Mcp {
+    if decision.decided_by == DecidedBy::Default
+        && !read_only
+        && declared.is_none()
+        && tool.kind() != SourceKind::Mcp
+    {
         println!(
             "(a tool that declares itself read-only runs without asking; add --read-only to check that case)"
         );

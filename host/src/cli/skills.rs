@@ -39,16 +39,19 @@ pub(crate) enum SkillsCommand {
     },
     /// Trust a project's skill as it is now (every file of its folder); a change lapses it.
     Trust {
-        /// The skill's name.
-        name: String,
-        /// Trust it only if its digest is still this one (the one `show` printed).
+        /// The skills' names.
+        #[arg(required = true)]
+        names: Vec<String>,
+        /// Trust it only if its digest is still this one (the one `show` printed); with one
+        /// name only.
         #[arg(long, value_name = "SHA256")]
         digest: Option<String>,
     },
     /// Remove the trust record of a project's skill.
     Untrust {
-        /// The skill's name.
-        name: String,
+        /// The skills' names.
+        #[arg(required = true)]
+        names: Vec<String>,
     },
 }
 
@@ -83,16 +86,19 @@ pub(crate) enum CommandsCommand {
     },
     /// Trust a project's command as it is now (its file); a change lapses it.
     Trust {
-        /// The command's name.
-        name: String,
-        /// Trust it only if its digest is still this one (the one `show` printed).
+        /// The commands' names.
+        #[arg(required = true)]
+        names: Vec<String>,
+        /// Trust it only if its digest is still this one (the one `show` printed); with one
+        /// name only.
         #[arg(long, value_name = "SHA256")]
         digest: Option<String>,
     },
     /// Remove the trust record of a project's command.
     Untrust {
-        /// The command's name.
-        name: String,
+        /// The commands' names.
+        #[arg(required = true)]
+        names: Vec<String>,
     },
 }
 
@@ -100,10 +106,12 @@ pub(crate) fn run_skills(context: &Context, command: SkillsCommand) -> CommandRe
     match command {
         SkillsCommand::List { json } => list(context, ItemKind::Skill, json),
         SkillsCommand::Show { name, json } => show(context, ItemKind::Skill, &name, json),
-        SkillsCommand::Trust { name, digest } => {
-            trust(context, ItemKind::Skill, &name, digest.as_deref())
+        SkillsCommand::Trust { names, digest } => {
+            trust_each(context, ItemKind::Skill, &names, digest)
         }
-        SkillsCommand::Untrust { name } => untrust(context, ItemKind::Skill, &name),
+        SkillsCommand::Untrust { names } => {
+            super::each_name(&names, |name| untrust(context, ItemKind::Skill, name))
+        }
     }
 }
 
@@ -116,11 +124,29 @@ pub(crate) async fn run_commands(context: &Context, command: CommandsCommand) ->
             arguments,
             json,
         } => expand(context, &name, &arguments, json).await,
-        CommandsCommand::Trust { name, digest } => {
-            trust(context, ItemKind::Command, &name, digest.as_deref())
+        CommandsCommand::Trust { names, digest } => {
+            trust_each(context, ItemKind::Command, &names, digest)
         }
-        CommandsCommand::Untrust { name } => untrust(context, ItemKind::Command, &name),
+        CommandsCommand::Untrust { names } => {
+            super::each_name(&names, |name| untrust(context, ItemKind::Command, name))
+        }
     }
+}
+
+/// `trust` for each name; `--digest` pins one item, so it takes one name.
+fn trust_each(
+    context: &Context,
+    kind: ItemKind,
+    names: &[String],
+    digest: Option<String>,
+) -> CommandResult {
+    if digest.is_some() && names.len() > 1 {
+        return Err(
+            Failure::new("--digest pins one item's digest; give one name with it")
+                .code(exit::USAGE),
+        );
+    }
+    super::each_name(names, |name| trust(context, kind, name, digest.as_deref()))
 }
 
 /// Whether any deny list in any layer holds a `Skill` rule (or something that is not text,

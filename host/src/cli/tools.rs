@@ -24,10 +24,12 @@ use super::{CommandResult, Context, Failure, exit, output};
 
 #[derive(Debug, Subcommand)]
 pub(crate) enum ToolsCommand {
-    /// Exactly what a model would be shown (name, description, input schema); past 25 MCP
-    /// tools, also the MCP tools behind `tool_search`, marked so (they can be called by name).
+    /// What a model would be shown: each tool's name, source, access as the gate sees it
+    /// (read-only runs without asking) and description; `--json` adds each input schema. Past
+    /// 25 MCP tools, also the MCP tools behind `tool_search`, marked so (callable by name).
     List {
-        /// Print JSON.
+        /// Print JSON, with each tool's input schema. `read_only` is what the gate believes (never
+        /// true for an MCP tool); an MCP server's readOnlyHint is `claims_read_only`.
         #[arg(long)]
         json: bool,
     },
@@ -197,6 +199,8 @@ async fn list(host: &Host, as_json: bool) -> CommandResult {
     let tools = host.model_tools().await;
     let behind = host.tools_behind_search().await;
     if as_json {
+        let tools: Vec<serde_json::Value> = tools.iter().map(tool_json).collect();
+        let behind: Vec<serde_json::Value> = behind.iter().map(tool_json).collect();
         output::json(&json!({ "tools": tools, "behind_tool_search": behind }));
         return Ok(exit::OK);
     }
@@ -237,6 +241,19 @@ async fn list(host: &Host, as_json: bool) -> CommandResult {
         ));
     }
     Ok(exit::OK)
+}
+
+/// One tool as `tools list --json` shows it: `read_only` is what the gate believes, so an MCP
+/// tool's readOnlyHint (never believed) is shown apart, as `claims_read_only`.
+fn tool_json(tool: &crate::host::ModelTool) -> serde_json::Value {
+    let mut value = serde_json::to_value(tool).unwrap_or_else(|_| json!({"name": tool.name}));
+    if tool.kind == Some(SourceKind::Mcp)
+        && let Some(object) = value.as_object_mut()
+    {
+        object.insert("read_only".into(), false.into());
+        object.insert("claims_read_only".into(), tool.read_only.into());
+    }
+    value
 }
 
 async fn call(host: &Host, name: &str, input: &str) -> CommandResult {

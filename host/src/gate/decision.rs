@@ -73,6 +73,7 @@ pub struct PermissionPrompt {
     detail: String,
     local_settings: Option<PathBuf>,
     rule_is_exact: bool,
+    allow_rules_suspended: Option<String>,
 }
 
 impl PermissionPrompt {
@@ -102,6 +103,12 @@ impl PermissionPrompt {
     /// offered.
     pub fn rule_is_exact(&self) -> bool {
         self.rule_is_exact
+    }
+    /// Why every allow rule is suspended (a settings file that does not parse, a misspelt key,
+    /// a malformed deny or ask rule: with its file), when they are: an allow rule written now
+    /// would not count until that file is fixed.
+    pub fn allow_rules_suspended(&self) -> Option<&str> {
+        self.allow_rules_suspended.as_deref()
     }
 }
 
@@ -267,6 +274,7 @@ impl Gate {
                     detail: sanitise_for_terminal(detail, DETAIL_CAP),
                     local_settings: if exact { self.local_settings() } else { None },
                     rule_is_exact: exact,
+                    allow_rules_suspended: self.rules.suspension().map(str::to_string),
                 };
                 self.ask(prompt, prompter).await
             }
@@ -376,6 +384,7 @@ impl Gate {
             detail: sanitise_for_terminal(detail, DETAIL_CAP),
             local_settings: None,
             rule_is_exact: true,
+            allow_rules_suspended: None,
         };
         match prompter.ask(&prompt).await {
             PromptAnswer::AllowOnce | PromptAnswer::AllowAlwaysForProject => Outcome::Allowed,
@@ -429,6 +438,7 @@ impl Gate {
                     detail: sanitise_for_terminal(&detail, DETAIL_CAP),
                     local_settings: self.local_settings(),
                     rule_is_exact: true,
+                    allow_rules_suspended: self.rules.suspension().map(str::to_string),
                 };
                 self.ask(prompt, prompter).await
             }

@@ -45,20 +45,44 @@ pub trait Prompter: Send + Sync {
 /// A deny for an ask no one can answer (`why`), with the one command that allows the call: the
 /// local file when there is a project, else the user's settings. When no rule names exactly this
 /// call (a shell command holding `*`), none is suggested: it would allow more than this call.
-pub(crate) fn deny_naming_the_rule(prompt: &PermissionPrompt, why: &str) -> PromptAnswer {
+/// When allow rules are suspended, no rule would count: the file to fix is named instead. With
+/// `name_project` (the caller runs in no particular folder, as `mcp serve` does) the command
+/// carries `--project DIR`, so it writes into this project wherever it is run.
+pub(crate) fn deny_naming_the_rule(
+    prompt: &PermissionPrompt,
+    why: &str,
+    name_project: bool,
+) -> PromptAnswer {
     let target = sanitise_for_terminal(prompt.target(), SHOWN_CAP);
+    if let Some(suspended) = prompt.allow_rules_suspended() {
+        return PromptAnswer::Deny(format!(
+            "{target} needs approval and {why}; no allow rule counts now, because allow rules are {}: fix that file first (`earshot permissions list` shows what is wrong)",
+            sanitise_for_terminal(suspended, SHOWN_CAP)
+        ));
+    }
     if !prompt.rule_is_exact() {
         return PromptAnswer::Deny(format!(
             "{target} needs approval and {why}; no rule names exactly this call (a rule for it would match more), so it can only be approved at a prompt"
         ));
     }
+    let project = prompt
+        .local_settings()
+        .and_then(|file| file.parent()?.parent())
+        .filter(|_| name_project)
+        .map(|root| {
+            format!(
+                " --project {}",
+                super::rules::shell_word(&root.to_string_lossy())
+            )
+        })
+        .unwrap_or_default();
     let scope = if prompt.local_settings().is_some() {
         ""
     } else {
         " -s user"
     };
     PromptAnswer::Deny(format!(
-        "{target} needs approval and {why}; to allow it, run `earshot permissions allow {}{scope}`",
+        "{target} needs approval and {why}; to allow it, run `earshot permissions allow {}{scope}{project}`",
         super::rules::shell_word(prompt.rule_name())
     ))
 }
@@ -69,7 +93,7 @@ pub struct NonInteractivePrompter;
 
 impl Prompter for NonInteractivePrompter {
     fn ask<'a>(&'a self, prompt: &'a PermissionPrompt) -> BoxFuture<'a, PromptAnswer> {
-        let answer = deny_naming_the_rule(prompt, "there is no terminal to ask on");
+        let answer = deny_naming_the_rule(prompt, "there is no terminal to ask on", false);
         Box::pin(std::future::ready(answer))
     }
 

@@ -176,9 +176,7 @@ pub fn read_servers(settings: &Settings, env: &dyn Fn(&str) -> Option<String>) -
             continue;
         };
         for (name, raw) in servers {
-            let definition = check_source_name(name)
-                .map_err(|error: NameError| format!("invalid server name: {error}"))
-                .and_then(|()| parse_definition(raw, file.layer, env));
+            let definition = parse_entry(name, raw, file.layer, env);
             if let Some(existing) = entries.iter_mut().find(|entry| entry.name == *name) {
                 if file.layer == Layer::Project && existing.layer.owned_by_user() {
                     existing.refused.push(format!(
@@ -207,6 +205,23 @@ pub fn read_servers(settings: &Settings, env: &dyn Fn(&str) -> Option<String>) -
         }
     }
     entries
+}
+
+/// One `mcpServers` entry as every command reads it: the name checked, then the definition
+/// parsed and `${VAR}` expanded through `env` (`mcp add` checks an entry this way before it
+/// writes it, so it never writes one the loader would refuse).
+///
+/// # Errors
+/// One line saying why the entry cannot be used.
+pub fn parse_entry(
+    name: &str,
+    raw: &Value,
+    layer: Layer,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<ServerDefinition, String> {
+    check_source_name(name)
+        .map_err(|error: NameError| format!("invalid server name: {error}"))
+        .and_then(|()| parse_definition(raw, layer, env))
 }
 
 fn parse_definition(

@@ -18,6 +18,7 @@
 //! * `http` — the streamable HTTP transport.
 //! * `oauth` — logins, tokens and refresh for HTTP servers that require OAuth.
 //! * `search` — BM25 ranking for `tool_search`.
+//! * `start_hints` — why a stdio server will not start where it is told to, and what to write.
 
 mod admission;
 mod child_env;
@@ -36,6 +37,7 @@ mod resources;
 mod search;
 mod servers;
 mod spawner;
+mod start_hints;
 mod stderr_tail;
 mod stdio;
 mod terminal_elicitor;
@@ -47,7 +49,8 @@ pub use admission::{
 };
 pub use child_env::{INHERITED_VARIABLES, is_inherited, minimal_environment};
 pub use config::{
-    PROJECT_DIR_VARIABLE, ServerDefinition, ServerEntry, SessionServer, Transport, read_servers,
+    PROJECT_DIR_VARIABLE, ServerDefinition, ServerEntry, SessionServer, Transport, parse_entry,
+    read_servers,
 };
 pub use connection::{CallFailure, ConnectError, cancel_in_flight, seconds};
 pub use digest::{
@@ -77,6 +80,7 @@ pub use servers::{
     CallOutcome, MAX_STEP_UPS_PER_SERVER, McpOptions, McpServers, ONE_SHOT_EXIT_GRACE, ServerState,
     ServerStatus, StartProgress, transport_name,
 };
+pub use start_hints::{NPX_HINT, cwd_hint, npx_without_yes, project_only_paths};
 pub use stderr_tail::{STDERR_TAIL_BYTES, StderrTail};
 pub use stdio::MAX_MESSAGE_BYTES;
 pub use terminal_elicitor::TerminalElicitor;

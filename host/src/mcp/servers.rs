@@ -195,6 +195,42 @@ impl Slot {
         self.entry.definition.as_ref().ok()
     }
 
+    /// `reason` (why the server did not start) with what to do when earshot can tell: an
+    /// argument naming a project file while the server starts elsewhere, or `npx` without `-y`
+    /// that never answered initialize.
+    fn failure_with_hints(&self, reason: String) -> String {
+        let Some(definition) = self.definition() else {
+            return reason;
+        };
+        let mut reason = reason;
+        if let (
+            Transport::Stdio {
+                command, args, cwd, ..
+            },
+            Some(root),
+        ) = (&definition.transport, &self.project_root)
+            && cwd.is_none()
+            && self.cwd != *root
+        {
+            let paths = super::start_hints::project_only_paths(command, args, &self.cwd, root);
+            if !paths.is_empty() {
+                reason.push_str("; ");
+                reason.push_str(&super::start_hints::cwd_hint(
+                    &self.entry.name,
+                    &paths,
+                    &self.cwd,
+                ));
+            }
+        }
+        if reason.contains("did not answer initialize")
+            && super::start_hints::npx_without_yes(&definition.transport)
+        {
+            reason.push_str("; ");
+            reason.push_str(super::start_hints::NPX_HINT);
+        }
+        reason
+    }
+
     fn startup_timeout(&self, options: &McpOptions) -> Duration {
         self.definition()
             .and_then(|d| d.timeout_ms)
@@ -505,6 +541,7 @@ impl McpServers {
                         slot.await_login(challenge).await;
                     }
                     Err(ConnectError::Failed(reason)) => {
+                        let reason = slot.failure_with_hints(reason);
                         slot.set(Live::Down(ServerState::Failed(reason)));
                     }
                     Ok(connected) => {
@@ -1204,7 +1241,10 @@ impl McpServers {
                 }
                 Err(format!("server \"{name}\" {reason}"))
             }
-            Err(ConnectError::Failed(reason)) => Err(format!("server \"{name}\" {reason}")),
+            Err(ConnectError::Failed(reason)) => Err(format!(
+                "server \"{name}\" {}",
+                slot.failure_with_hints(reason)
+            )),
         }
     }
 
@@ -1333,7 +1373,7 @@ impl McpServers {
                 ))
             }
             Err(ConnectError::Failed(error)) => {
-                let reason = format!("could not be restarted: {error}");
+                let reason = format!("could not be restarted: {}", slot.failure_with_hints(error));
                 slot.set(Live::Down(ServerState::Died(reason.clone())));
                 Err(CallError::failed(
                     format!("server \"{name}\" {reason}"),

@@ -37,6 +37,7 @@ impl Prompter for ElicitPrompter {
                 return deny_naming_the_rule(
                     prompt,
                     "this MCP client cannot be asked (it declared no elicitation)",
+                    true,
                 );
             }
             let not_approved = |how: &str| {

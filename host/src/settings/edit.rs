@@ -7,7 +7,9 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use super::layers::{SettingsProblem, parse_settings};
-use super::no_links::{NoLinkError, open_lock_no_follow, read_text_no_follow, refuse_links_below};
+use super::no_links::{
+    NoLinkError, open_dir_no_follow, open_lock_no_follow, read_text_no_follow, refuse_links_below,
+};
 
 /// Why a settings file could not be edited.
 #[derive(Debug, thiserror::Error)]
@@ -86,12 +88,20 @@ fn edit(
         reason: "it has no parent directory".into(),
     })?;
     let lock_path = lock_path_for(path);
+    // A checked-in file (`.earshot/settings.json`) is locked through its folder, so no lock file
+    // is left beside it for `git add .earshot` to commit; the local file keeps its lock file,
+    // which git ignores with it.
+    let lock_folder = project_root.is_some() && !is_local_file(path);
     if let Some(root) = project_root {
         refuse_links_below(root, path)?;
-        refuse_links_below(root, &lock_path)?;
+        if !lock_folder {
+            refuse_links_below(root, &lock_path)?;
+        }
     }
     std::fs::create_dir_all(dir).map_err(io)?;
-    let lock = if project_root.is_some() {
+    let lock = if lock_folder {
+        open_dir_no_follow(dir)?
+    } else if project_root.is_some() {
         open_lock_no_follow(&lock_path)?
     } else {
         std::fs::OpenOptions::new()
@@ -131,6 +141,12 @@ fn edit(
     temp.persist(path).map_err(|error| io(error.error))?;
     drop(lock);
     Ok(())
+}
+
+/// Whether `path` is a project's local settings file (which keeps a lock file of its own).
+fn is_local_file(path: &Path) -> bool {
+    path.file_name()
+        .is_some_and(|name| name == "settings.local.json")
 }
 
 fn lock_path_for(path: &Path) -> PathBuf {

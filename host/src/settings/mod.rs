@@ -25,7 +25,9 @@ pub use ignore_file::{
     written_by_earshot as ignore_line_written_by_earshot,
 };
 pub use layers::{Layer, Settings, SettingsFile, SettingsProblem};
-pub use no_links::{NoLinkError, open_lock_no_follow, read_text_no_follow, refuse_links_below};
+pub use no_links::{
+    NoLinkError, open_dir_no_follow, open_lock_no_follow, read_text_no_follow, refuse_links_below,
+};
 pub use project::{ProjectPaths, find_project_root};
 pub use shape::PERMISSION_KEYS;
 pub use strict_json::{StrictJsonError, from_str_refusing_duplicates};

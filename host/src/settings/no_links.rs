@@ -110,6 +110,17 @@ pub fn read_text_no_follow(path: &Path, max_bytes: u64) -> Result<Option<String>
     Ok(Some(text))
 }
 
+/// Opens a folder (to lock it) without following a link.
+///
+/// # Errors
+/// [`NoLinkError::Link`] for a link; [`NoLinkError::Io`] when it is not a folder or cannot be
+/// opened.
+pub fn open_dir_no_follow(path: &Path) -> Result<File, NoLinkError> {
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    open_no_follow(path, &mut options, libc::O_DIRECTORY)
+}
+
 /// Opens (creating it when absent) a lock file without following a link.
 ///
 /// # Errors

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 
-use crate::settings::{EditError, Layer, Settings, edit_settings};
+use crate::settings::{EditError, Layer, Settings, edit_project_settings, edit_settings};
 
 use super::key::{TrustError, TrustKey};
 use super::record::{RecordError, edit_local_file, object_at, signed_record};
@@ -29,6 +29,9 @@ pub enum RuleFile {
     User,
     /// The project's `.earshot/settings.local.json`: this project only, signed.
     Local,
+    /// The project's checked-in `.earshot/settings.json`, shared with everyone who checks it
+    /// out: deny and ask rules only (an allow rule there grants nothing, so none is written).
+    Project,
 }
 
 /// Whether `rule`, an allow rule in the project's local file, was written there by earshot for
@@ -70,6 +73,9 @@ pub fn write_rule(
     rule: &str,
     file: RuleFile,
 ) -> Result<PathBuf, RecordError> {
+    if file == RuleFile::Project && effect == "allow" {
+        return Err(RecordError::AllowInProjectFile);
+    }
     let signature = match (file, effect) {
         (RuleFile::Local, "allow") => {
             Some(signed_record(settings, ALLOW_SIGNATURE_KIND, rule, None)?)
@@ -107,6 +113,17 @@ pub fn write_rule(
     };
     let path = match file {
         RuleFile::Local => edit_local_file(settings, change)?,
+        RuleFile::Project => {
+            let project = settings.project.as_ref().ok_or(RecordError::NoProject)?;
+            let path = project.project_settings();
+            edit_project_settings(&project.root, &path, change).map_err(|source| {
+                RecordError::Edit {
+                    path: path.clone(),
+                    source,
+                }
+            })?;
+            path
+        }
         RuleFile::User => {
             let path = settings
                 .user_config_dir

@@ -215,6 +215,11 @@ pub enum RecordError {
     /// Git would not ignore the local file, or its ignore file cannot be written.
     #[error(transparent)]
     NotIgnored(#[from] IgnoreError),
+    /// An allow rule was to be written to the checked-in project file, where it grants nothing.
+    #[error(
+        "an allow rule in the checked-in .earshot/settings.json grants nothing (a repository cannot grant permissions); use -s local or -s user"
+    )]
+    AllowInProjectFile,
     /// The local file is a symbolic link or someone else's.
     #[error(
         ".earshot/settings.local.json (or .earshot/) is a symbolic link or not your file; replace it with your own regular file first"

@@ -66,3 +66,40 @@ fn an_independent_editor_that_allows_everything_cannot_run_a_denied_tool_or_spaw
         "a rule was written"
     );
 }
+
+#[test]
+fn a_call_with_bad_json_is_refused_before_any_tool_call_is_reported() {
+    let sandbox = Sandbox::new();
+    let sentinel = sandbox.dir.path().join("sentinel");
+    sandbox.user_settings(json!({
+        "mcpServers": {"sentinel": fixture_server("sentinel.py", &["--path", sentinel.to_str().unwrap()])},
+        "permissions": {"allow": ["Mcp(sentinel__touch)"]},
+    }));
+    let run = |prompt: &str| -> Value {
+        let output = std::process::Command::new("node")
+            .arg(client_dir().join("drive.mjs"))
+            .arg(env!("CARGO_BIN_EXE_earshot"))
+            .arg(sandbox.project())
+            .arg(sandbox.dir.path().join("spawned-by-editor"))
+            .arg(prompt)
+            .env("EARSHOT_CONFIG_DIR", sandbox.config())
+            .env_remove("RUST_LOG")
+            .output()
+            .expect("node runs");
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        assert!(output.status.success(), "{stdout}");
+        serde_json::from_str(stdout.trim()).expect("one JSON line")
+    };
+    let seen = run("/call sentinel__touch {not json");
+    assert_eq!(seen["statuses"], json!([]), "no tool call is reported: {seen}");
+    let messages = seen["messages"].to_string();
+    assert!(
+        messages.contains("the input for sentinel__touch is not JSON") && messages.contains("nothing was called"),
+        "{messages}"
+    );
+    assert!(!sentinel.exists(), "the tool ran");
+
+    let help = run("what can you do?")["messages"].to_string();
+    assert!(help.contains("/call NAME"), "{help}");
+    assert!(!help.contains("demo__greet"), "the example names no tool a project lacks: {help}");
+}

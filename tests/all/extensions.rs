@@ -297,7 +297,7 @@ fn hostile_calls_each_end_in_an_error_pointing_at_the_original_typescript() {
     assert_eq!(code, 4);
     assert!(
         out.contains(
-            "execute returned a number (42); it must return a string or { output, isError?, title? }"
+            "execute returned a number (42); it must return a string or { output, isError?, title?, content?, structuredContent? }"
         ),
         "{out}"
     );
@@ -450,7 +450,7 @@ fn changing_a_trusted_extensions_helper_file_lapses_its_trust() {
     let line = row(&sandbox, "with_helper");
     assert!(line.contains("changed since"), "{line}");
     let (code, _, err) = call(&sandbox, "with_helper__shout", r#"{"text":"x"}"#);
-    assert_eq!(code, 1);
+    assert_eq!(code, 5, "no such tool");
     assert!(
         err.contains("no tool named \"with_helper__shout\""),
         "{err}"
@@ -802,7 +802,7 @@ fn two_files_with_one_stem_are_ambiguous_and_neither_loads_or_is_trusted() {
     assert!(!tools.contains("a__which"), "{tools}");
     assert_eq!(warnings.matches(&both).count(), 1, "{warnings}");
     let (code, _, err) = call(&sandbox, "a__which", "{}");
-    assert_eq!(code, 1, "{err}");
+    assert_eq!(code, 5, "no such tool: {err}");
 
     let (code, _, err) = sandbox.run(&["extensions", "trust", "a"]);
     assert_eq!(code, 1);

@@ -6,6 +6,7 @@ mod acp_stdio;
 mod common;
 mod components;
 mod embedding;
+mod extension_additions;
 mod extension_engine;
 mod extension_imports;
 mod extension_native_stack;

@@ -203,7 +203,12 @@ fn a_hostile_servers_resources_cost_only_themselves() {
     }
     // Its tool named `resources` would share the reading rule (allowed here by Mcp(*)): skipped.
     let tool = host.call("bad__resources", "{}", &NonInteractivePrompter);
-    assert!(matches!(tool, Err(CallError::UnknownTool(_))), "{tool:?}");
+    // (Its server has just been stopped, so the call says that instead; either way it never runs.)
+    assert!(
+        matches!(&tool, Err(CallError::UnknownTool(_)))
+            || matches!(&tool, Err(CallError::Failed { message, .. }) if message.contains("is not connected")),
+        "{tool:?}"
+    );
     assert!(
         host.registry()
             .problems()

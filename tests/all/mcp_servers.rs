@@ -743,8 +743,11 @@ fn add_json_refuses_what_is_not_a_definition_and_never_overwrites_an_unparseable
     assert_eq!(code, 2);
     assert!(stderr.contains("must be a JSON object"), "{stderr}");
     let (code, _, stderr) = sandbox.run(&["mcp", "add-json", "x", r#"{"args": ["a"]}"#]);
-    assert_eq!(code, 1, "{stderr}");
-    assert!(stderr.contains("cannot start"), "{stderr}");
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("server \"x\" was not added: a stdio server needs a \"command\" string; nothing was written"),
+        "{stderr}"
+    );
 
     let user_file = sandbox.config().join("settings.json");
     std::fs::write(&user_file, "{ \"theme\": \"dark\", oops").unwrap();

@@ -342,6 +342,7 @@ fn a_local_definition_earshot_did_not_write_never_takes_the_users_server_name() 
         "mcp",
         "add",
         "gh",
+        "--force",
         "--",
         "python3",
         &mcp_fixture("env_dump.py"),

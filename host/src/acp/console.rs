@@ -12,7 +12,7 @@ use crate::runner::BoxFuture;
 use super::turn::{SessionTools, TurnCall, TurnDriver};
 
 /// What a prompt that is not a command is answered with.
-const HELP: &str = "earshot acp is a plugin console (no model runs here). Commands:\n/tools — list the tools a model would be shown\n/call NAME JSON — call one tool through earshot's permission gate, e.g. /call demo__greet {\"name\":\"Ada\"}";
+const HELP: &str = "earshot acp is a plugin console (no model runs here). Commands:\n/tools — list the tools a model would be shown\n/call NAME JSON — call one tool through earshot's permission gate by a name /tools shows, e.g. /call NAME {\"key\": \"value\"}";
 
 /// The plugin console: `/tools`, `/call NAME JSON`, help for anything else.
 #[derive(Debug, Clone, Copy, Default)]
@@ -33,6 +33,14 @@ impl TurnDriver for ConsoleDriver {
                         .split_once(char::is_whitespace)
                         .map(|(name, input)| (name, input.trim()))
                         .unwrap_or((rest, "{}"));
+                    // Checked before anything is reported: a typo is not a tool call.
+                    if let Err(error) = serde_json::from_str::<serde_json::Value>(input) {
+                        session.say(&format!(
+                            "the input for {} is not JSON ({error}); nothing was called. Give it as /call NAME {{\"key\": \"value\"}}",
+                            sanitise_for_terminal(name, 200)
+                        ));
+                        return;
+                    }
                     match session.call_by_user(name, input).await {
                         TurnCall::Ran(output) if output.is_error => {
                             session.say(&format!("{name} returned an error:\n{}", output.output))

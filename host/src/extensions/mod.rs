@@ -14,6 +14,7 @@
 //! * [`worker`] — one JS thread and context per extension.
 //! * `tool_runner` — the worker behind the dispatch seam (the crate-private `ToolRunner`).
 
+pub(crate) mod additions;
 pub mod errors;
 pub mod fetch;
 pub mod fetch_failure;

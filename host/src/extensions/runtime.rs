@@ -130,6 +130,7 @@ pub fn new_context(
         &mut context,
     )?;
     super::web::install(&mut context)?;
+    super::additions::install(&mut context)?;
     super::string_natives::install(&mut context)?;
     super::numeric_sort::install(&mut context)?;
     // `vars_os`: one variable that is not UTF-8 must not stop every extension from loading.

@@ -568,6 +568,7 @@ fn web_platform_cost(
                     Rc::new(JobLoop::default()),
                     Rc::new(ConfinedLoader::new(config.join("extensions"))),
                     ScriptLimits::default(),
+                    None,
                 )
                 .expect("context"),
             );
@@ -641,6 +642,7 @@ fn web_platform_cost(
                 Rc::new(JobLoop::default()),
                 Rc::new(ConfinedLoader::new(config.join("extensions"))),
                 ScriptLimits::default(),
+                None,
             )
             .expect("context");
             let start = Instant::now();
@@ -694,6 +696,7 @@ fn loading_figures(
             Rc::new(JobLoop::default()),
             Rc::new(ConfinedLoader::new(config.join("extensions"))),
             ScriptLimits::default(),
+            None,
         )
         .expect("context");
         std::hint::black_box(context);

@@ -91,15 +91,23 @@ fn a_call_with_bad_json_is_refused_before_any_tool_call_is_reported() {
         serde_json::from_str(stdout.trim()).expect("one JSON line")
     };
     let seen = run("/call sentinel__touch {not json");
-    assert_eq!(seen["statuses"], json!([]), "no tool call is reported: {seen}");
+    assert_eq!(
+        seen["statuses"],
+        json!([]),
+        "no tool call is reported: {seen}"
+    );
     let messages = seen["messages"].to_string();
     assert!(
-        messages.contains("the input for sentinel__touch is not JSON") && messages.contains("nothing was called"),
+        messages.contains("the input for sentinel__touch is not JSON")
+            && messages.contains("nothing was called"),
         "{messages}"
     );
     assert!(!sentinel.exists(), "the tool ran");
 
     let help = run("what can you do?")["messages"].to_string();
     assert!(help.contains("/call NAME"), "{help}");
-    assert!(!help.contains("demo__greet"), "the example names no tool a project lacks: {help}");
+    assert!(
+        !help.contains("demo__greet"),
+        "the example names no tool a project lacks: {help}"
+    );
 }

@@ -60,8 +60,11 @@ fn extensions_env_narrows_process_env_and_a_project_cannot_widen_it() {
         std::fs::write(sandbox.config().join("settings.json"), user.to_string()).unwrap();
         if let Some(project) = &project {
             std::fs::create_dir_all(sandbox.project().join(".earshot")).unwrap();
-            std::fs::write(sandbox.project().join(".earshot/settings.json"), project.to_string())
-                .unwrap();
+            std::fs::write(
+                sandbox.project().join(".earshot/settings.json"),
+                project.to_string(),
+            )
+            .unwrap();
         }
         let (code, stdout, stderr) = {
             let output = sandbox
@@ -80,7 +83,11 @@ fn extensions_env_narrows_process_env_and_a_project_cannot_widen_it() {
         assert_eq!(code, Some(0), "{stderr}");
         stdout.trim().to_string()
     };
-    assert_eq!(run(json!({}), None), r#"["EARSHOT_T_ONE","EARSHOT_T_TWO"]"#, "off by default");
+    assert_eq!(
+        run(json!({}), None),
+        r#"["EARSHOT_T_ONE","EARSHOT_T_TWO"]"#,
+        "off by default"
+    );
     assert_eq!(
         run(json!({"extensions": {"env": ["EARSHOT_T_ONE"]}}), None),
         r#"["EARSHOT_T_ONE"]"#

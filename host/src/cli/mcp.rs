@@ -414,7 +414,10 @@ fn no_such_server(name: &str) -> Failure {
 
 /// What to start for a command about `server` alone: that server, or (for none) every one. A
 /// server no settings file configures is reported at once, before anything starts.
-pub(crate) fn start_for(settings: &crate::Settings, server: Option<&str>) -> Result<McpStart, Failure> {
+pub(crate) fn start_for(
+    settings: &crate::Settings,
+    server: Option<&str>,
+) -> Result<McpStart, Failure> {
     let Some(server) = server else {
         return Ok(McpStart::All);
     };

@@ -203,10 +203,10 @@ pub(crate) fn each_name(
 ) -> CommandResult {
     let mut failed: Option<Failure> = None;
     for name in names {
-        if let Err(failure) = one(name) {
-            if let Some(earlier) = failed.replace(failure) {
-                output::error_line(&earlier.message, earlier.hint.as_deref());
-            }
+        if let Err(failure) = one(name)
+            && let Some(earlier) = failed.replace(failure)
+        {
+            output::error_line(&earlier.message, earlier.hint.as_deref());
         }
     }
     match failed {

@@ -79,7 +79,10 @@ fn visible_env(settings: &Settings) -> Option<std::sync::Arc<[String]>> {
             .unwrap_or_default();
         visible = Some(match visible {
             None => names,
-            Some(before) => before.into_iter().filter(|name| names.contains(name)).collect(),
+            Some(before) => before
+                .into_iter()
+                .filter(|name| names.contains(name))
+                .collect(),
         });
     }
     visible.map(Into::into)

@@ -16,6 +16,7 @@ mod extensions;
 mod gate;
 mod gate_actions;
 mod guest_sdk_example;
+mod help_matches_readme;
 mod hooks;
 mod hooks_consumers;
 mod hooks_hostile;

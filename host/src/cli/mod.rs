@@ -78,10 +78,10 @@ enum Command {
     /// prompt, resources, read, serve.
     #[command(subcommand)]
     Mcp(mcp::McpCommand),
-    /// TypeScript/JavaScript extensions: list, trust.
+    /// TypeScript/JavaScript extensions: list, trust, untrust.
     #[command(subcommand)]
     Extensions(files::FilesCommand),
-    /// WebAssembly tool components: list, trust.
+    /// WebAssembly tool components: list, trust, untrust.
     #[command(subcommand)]
     Plugins(files::FilesCommand),
     /// Permission rules: which rule decides, and every rule in force.

@@ -41,11 +41,18 @@ fn readme_commands() -> BTreeSet<(String, String)> {
             continue;
         };
         let mut words = rest.split_whitespace();
-        let Some(group) = words.next().filter(|g| g.chars().all(|c| c.is_ascii_lowercase())) else {
+        let Some(group) = words
+            .next()
+            .filter(|g| g.chars().all(|c| c.is_ascii_lowercase()))
+        else {
             continue;
         };
         match words.next() {
-            Some(subs) if subs.chars().all(|c| c.is_ascii_lowercase() || c == '|' || c == '-') => {
+            Some(subs)
+                if subs
+                    .chars()
+                    .all(|c| c.is_ascii_lowercase() || c == '|' || c == '-') =>
+            {
                 for sub in subs.split('|') {
                     pairs.insert((group.to_string(), sub.to_string()));
                 }

@@ -13,6 +13,7 @@ mod extension_native_stack;
 mod extension_session;
 mod extension_strings;
 mod extensions;
+mod first_day_cli;
 mod gate;
 mod gate_actions;
 mod guest_sdk_example;

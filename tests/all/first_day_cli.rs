@@ -1,0 +1,155 @@
+//! The frictions of a first day, as a user meets them at the command line: `mcp add` checks
+//! before it writes and refuses a name it would overwrite, says how to run a project's own
+//! script, deny and ask rules can be committed with `-s project` (never allow), writing a rule
+//! outside any project creates nothing, `permissions check` shows the read-only verdict, and
+//! `trust` takes several names.
+
+use serde_json::json;
+
+use crate::common::Sandbox;
+
+#[test]
+fn mcp_add_checks_before_writing_and_refuses_a_name_it_would_overwrite() {
+    let sandbox = Sandbox::new();
+    let local = ".earshot/settings.local.json";
+    let (code, _, stderr) = sandbox.run(&[
+        "mcp",
+        "add-json",
+        "x",
+        r#"{"type": "sse", "url": "http://127.0.0.1:9/sse"}"#,
+    ]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("server \"x\" was not added: the sse transport is not supported")
+            && stderr.contains("nothing was written"),
+        "{stderr}"
+    );
+    assert!(
+        !sandbox.project().join(local).exists(),
+        "a refused entry was written"
+    );
+    let (code, _, stderr) = sandbox.run(&["mcp", "list"]);
+    assert_eq!(code, 0);
+    assert!(
+        !stderr.contains("\"x\""),
+        "every later command warns: {stderr}"
+    );
+
+    let (code, _, stderr) = sandbox.run(&["mcp", "add", "n", "--", "python3", "a.py"]);
+    assert_eq!(code, 0, "{stderr}");
+    let before = sandbox.read(local);
+    let (code, _, stderr) = sandbox.run(&["mcp", "add", "n", "--", "python3", "b.py"]);
+    assert_eq!(code, 1, "{stderr}");
+    assert!(
+        stderr.contains("already defines a server \"n\"; nothing was written"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("--force"), "{stderr}");
+    assert_eq!(sandbox.read(local), before, "the first entry is intact");
+    let (code, _, stderr) = sandbox.run(&["mcp", "add", "n", "--force", "--", "python3", "b.py"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(sandbox.read(local).contains("b.py"));
+}
+
+#[test]
+fn a_project_script_given_to_mcp_add_gets_the_cwd_form() {
+    let sandbox = Sandbox::new();
+    sandbox.write("tools/notes_server.py", "");
+    let (code, stdout, stderr) = sandbox.run(&[
+        "mcp",
+        "add",
+        "notes",
+        "--",
+        "python3",
+        "tools/notes_server.py",
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    let said = format!("{stdout}{stderr}");
+    assert!(
+        said.contains("\"tools/notes_server.py\" is in the project")
+            && said.contains("--cwd '${EARSHOT_PROJECT_DIR}'"),
+        "{said}"
+    );
+}
+
+#[test]
+fn deny_and_ask_rules_can_be_committed_but_an_allow_rule_cannot() {
+    let sandbox = Sandbox::new();
+    let (code, _, stderr) = sandbox.run(&["permissions", "deny", "Mcp(x__y)", "-s", "project"]);
+    assert_eq!(code, 0, "{stderr}");
+    let (code, _, stderr) = sandbox.run(&["permissions", "ask", "Mcp(x__z)", "-s", "project"]);
+    assert_eq!(code, 0, "{stderr}");
+    let committed: serde_json::Value =
+        serde_json::from_str(&sandbox.read(".earshot/settings.json")).unwrap();
+    assert_eq!(committed["permissions"]["deny"], json!(["Mcp(x__y)"]));
+    assert_eq!(committed["permissions"]["ask"], json!(["Mcp(x__z)"]));
+    let (code, _, stderr) = sandbox.run(&["permissions", "allow", "Mcp(x__y)", "-s", "project"]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("a repository cannot grant permissions"),
+        "{stderr}"
+    );
+    assert!(!sandbox.read(".earshot/settings.json").contains("allow"));
+    let (_, stdout, _) = sandbox.run(&["permissions", "check", "Mcp(x__y)"]);
+    assert!(
+        stdout.contains("deny"),
+        "the committed rule counts: {stdout}"
+    );
+    assert!(
+        !sandbox
+            .project()
+            .join(".earshot/settings.json.lock")
+            .exists(),
+        "no lock file for git to commit"
+    );
+}
+
+#[test]
+fn writing_a_rule_outside_any_project_creates_nothing() {
+    let sandbox = Sandbox::new();
+    let outside = sandbox.dir.path().join("outside");
+    std::fs::create_dir_all(&outside).unwrap();
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_earshot"))
+        .args(["permissions", "allow", "Mcp(a__b)"])
+        .current_dir(&outside)
+        .env("EARSHOT_CONFIG_DIR", sandbox.config())
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_ne!(output.status.code(), Some(0), "{stderr}");
+    assert!(
+        stderr.contains("is not inside a project") && stderr.contains("--project"),
+        "{stderr}"
+    );
+    assert!(
+        !outside.join(".earshot").exists(),
+        "a .earshot/ was created"
+    );
+}
+
+#[test]
+fn permissions_check_shows_the_read_only_verdict_and_trust_takes_several_names() {
+    let sandbox = Sandbox::new();
+    let source = "export default { tools: [{ name: 'look', description: 'Looks.', inputSchema: { type: 'object' }, readOnly: true, execute: () => 'seen' }] };\n";
+    sandbox.write_user_extension("ro.ts", source);
+    let (code, stdout, stderr) = sandbox.run(&["permissions", "check", "ro__look"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        stdout.contains("allow because the tool declares itself read-only")
+            && stdout.contains("runs without asking"),
+        "{stdout}"
+    );
+
+    sandbox.write(".earshot/extensions/pa.ts", source);
+    sandbox.write(".earshot/extensions/pb.ts", source);
+    let (code, stdout, stderr) = sandbox.run(&["extensions", "trust", "pa", "pb"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        stdout.contains("trusted extension \"pa\"") && stdout.contains("trusted extension \"pb\""),
+        "{stdout}"
+    );
+    let (code, stdout, _) = sandbox.run(&["tools", "call", "pb__look", "{}"]);
+    assert_eq!(code, 0);
+    assert!(stdout.contains("seen"));
+}

@@ -48,5 +48,6 @@ mod skills_consumers;
 mod skills_hostile;
 mod slash_commands;
 mod trust;
+mod web_crypto;
 mod web_platform;
 mod wit_contract;

@@ -54,5 +54,6 @@ mod skills_hostile;
 mod slash_commands;
 mod tools_call_cli;
 mod trust;
+mod web_crypto;
 mod web_platform;
 mod wit_contract;

@@ -10,6 +10,7 @@
 //! script, tens of milliseconds on Boa).
 
 mod natives;
+mod subtle;
 mod text_decoder;
 mod url_search_params;
 
@@ -91,6 +92,11 @@ const GROUPS: &[Group] = &[
         name: "crypto",
         source: include_str!("js/crypto.js"),
         globals: &["crypto", "Crypto", "CryptoKey", "SubtleCrypto"],
+    },
+    Group {
+        name: "subtle",
+        source: include_str!("js/subtle.js"),
+        globals: &[],
     },
     Group {
         name: "fetch",

@@ -617,6 +617,7 @@ pub(super) fn internal_object(
         ("now", NativeFunction::from_fn_ptr(now), 0),
         ("timeOrigin", NativeFunction::from_fn_ptr(time_origin), 0),
     ];
+    let subtle = super::subtle::natives(context);
     let mut builder = ObjectInitializer::new(context);
     for (name, function, length) in functions {
         builder.function(function, JsString::from(name), length);
@@ -643,6 +644,7 @@ pub(super) fn internal_object(
             accessors.href_set.clone(),
             Attribute::all(),
         )
+        .property(js_string!("subtle"), subtle, Attribute::all())
         .property(js_string!("userAgent"), user_agent, Attribute::all())
         .property(
             js_string!("hardwareConcurrency"),

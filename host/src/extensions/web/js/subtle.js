@@ -154,7 +154,9 @@
 
   function keyOrPair(made) {
     if (made.length === 2) return fromNative(made[0], made[1]);
-    return { publicKey: fromNative(made[0], made[1]), privateKey: fromNative(made[2], made[3]) };
+    const publicKey = fromNative(made[0], made[1]);
+    // Node lists privateKey first.
+    return { privateKey: fromNative(made[2], made[3]), publicKey };
   }
 
   // The length deriveKey derives for a key of the normalised `algorithm` (null: no fixed length).

@@ -1,10 +1,10 @@
 //! AES-GCM and AES-CBC (128, 192 and 256-bit keys): import (raw, jwk), generation, encrypt and
 //! decrypt. GCM takes 12 or 16-byte IVs and tags of 96 to 128 bits; CBC pads with PKCS #7.
 
-use aes::{Aes128, Aes192, Aes256};
 use aes::cipher::array::ArraySize;
 use aes::cipher::consts::{U12, U13, U14, U15, U16};
 use aes::cipher::{BlockCipherDecrypt, BlockCipherEncrypt};
+use aes::{Aes128, Aes192, Aes256};
 use aes_gcm::AesGcm;
 use aes_gcm::aead::{Aead, KeyInit, Payload};
 use cbc::cipher::block_padding::Pkcs7;
@@ -16,7 +16,12 @@ use super::key::{Key, KeyAlgorithm, KeyType, Material};
 use super::params::{Params, Usage, check_usages};
 use super::{Format, Generated, Import, jwk};
 
-const USAGES: &[Usage] = &[Usage::Encrypt, Usage::Decrypt, Usage::WrapKey, Usage::UnwrapKey];
+const USAGES: &[Usage] = &[
+    Usage::Encrypt,
+    Usage::Decrypt,
+    Usage::WrapKey,
+    Usage::UnwrapKey,
+];
 
 fn key(name: &str, bytes: Vec<u8>, extractable: bool, usages: &[Usage]) -> Key {
     Key {
@@ -118,7 +123,13 @@ pub fn decrypt(cipher: &Cipher<'_>, secret: &[u8], sealed: &[u8]) -> CryptoResul
     }
 }
 
-fn seal<A, N, T>(secret: &[u8], iv: &[u8], aad: &[u8], input: &[u8], encrypting: bool) -> CryptoResult<Vec<u8>>
+fn seal<A, N, T>(
+    secret: &[u8],
+    iv: &[u8],
+    aad: &[u8],
+    input: &[u8],
+    encrypting: bool,
+) -> CryptoResult<Vec<u8>>
 where
     T: aes_gcm::TagSize,
     AesGcm<A, N, T>: KeyInit + Aead + aes_gcm::AeadCore<NonceSize = N>,
@@ -154,16 +165,25 @@ macro_rules! gcm_sizes {
             (16, 120) => seal::<$aes, U16, U15>($secret, $iv, $aad, $input, $enc),
             (16, 128) => seal::<$aes, U16, U16>($secret, $iv, $aad, $input, $enc),
             (0, _) => Err(operation("The IV cannot be empty")),
-            (_, 32 | 64) => Err(not_supported("AES-GCM tags of 32 or 64 bits are not offered")),
+            (_, 32 | 64) => Err(not_supported(
+                "AES-GCM tags of 32 or 64 bits are not offered",
+            )),
             _ => Err(not_supported("AES-GCM takes IVs of 12 or 16 bytes here")),
         }
     };
 }
 
-fn gcm(cipher: &Cipher<'_>, secret: &[u8], input: &[u8], encrypting: bool) -> CryptoResult<Vec<u8>> {
+fn gcm(
+    cipher: &Cipher<'_>,
+    secret: &[u8],
+    input: &[u8],
+    encrypting: bool,
+) -> CryptoResult<Vec<u8>> {
     let tag = cipher.params.tag_length.unwrap_or(128);
     if ![32, 64, 96, 104, 112, 120, 128].contains(&tag) {
-        return Err(operation(format!("{tag} is not a valid AES-GCM tag length")));
+        return Err(operation(format!(
+            "{tag} is not a valid AES-GCM tag length"
+        )));
     }
     let (iv, aad) = (cipher.iv, cipher.additional);
     match secret.len() {
@@ -191,7 +211,12 @@ where
     }
 }
 
-fn cbc(cipher: &Cipher<'_>, secret: &[u8], input: &[u8], encrypting: bool) -> CryptoResult<Vec<u8>> {
+fn cbc(
+    cipher: &Cipher<'_>,
+    secret: &[u8],
+    input: &[u8],
+    encrypting: bool,
+) -> CryptoResult<Vec<u8>> {
     if cipher.iv.len() != 16 {
         return Err(operation("algorithm.iv must contain exactly 16 bytes"));
     }

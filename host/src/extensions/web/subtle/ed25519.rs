@@ -65,7 +65,11 @@ pub fn import(import: &Import<'_>) -> CryptoResult<Key> {
     match import.format {
         Format::Raw => {
             check_usages(usages, &[Usage::Verify], "Ed25519")?;
-            Ok(public_key(verifying(import.data.bytes()?)?, extractable, usages))
+            Ok(public_key(
+                verifying(import.data.bytes()?)?,
+                extractable,
+                usages,
+            ))
         }
         Format::Spki => {
             check_usages(usages, &[Usage::Verify], "Ed25519")?;
@@ -82,7 +86,11 @@ pub fn import(import: &Import<'_>) -> CryptoResult<Key> {
         Format::Jwk => {
             let jwk = import.data.jwk()?;
             let private = jwk.d.is_some();
-            let allowed: &[Usage] = if private { &[Usage::Sign] } else { &[Usage::Verify] };
+            let allowed: &[Usage] = if private {
+                &[Usage::Sign]
+            } else {
+                &[Usage::Verify]
+            };
             check_usages(usages, allowed, "Ed25519")?;
             jwk.check("OKP", "sig", usages, extractable)?;
             if jwk.crv.as_deref() != Some("Ed25519") {
@@ -92,7 +100,9 @@ pub fn import(import: &Import<'_>) -> CryptoResult<Key> {
                 && alg != "Ed25519"
                 && alg != "EdDSA"
             {
-                return Err(data(format!("JWK \"alg\" is \"{alg}\", expected \"Ed25519\"")));
+                return Err(data(format!(
+                    "JWK \"alg\" is \"{alg}\", expected \"Ed25519\""
+                )));
             }
             let public = verifying(&jwk::decode(&jwk.x, "x")?)?;
             if !private {
@@ -123,18 +133,22 @@ pub fn export(format: Format, key: &Key) -> CryptoResult<Exported> {
     let wrong = || {
         invalid_access(format!(
             "An Ed25519 {} key cannot be exported as {}",
-            if key.kind == KeyType::Public { "public" } else { "private" },
+            if key.kind == KeyType::Public {
+                "public"
+            } else {
+                "private"
+            },
             format.name()
         ))
     };
     match (format, material) {
         (Format::Raw, EdKey::Public(public)) => Ok(Exported::Bytes(public.to_bytes().to_vec())),
-        (Format::Spki, EdKey::Public(public)) => {
-            Ok(Exported::Bytes([&SPKI_PREFIX[..], public.as_bytes()].concat()))
-        }
-        (Format::Pkcs8, EdKey::Private(private)) => {
-            Ok(Exported::Bytes([&PKCS8_PREFIX[..], private.as_bytes()].concat()))
-        }
+        (Format::Spki, EdKey::Public(public)) => Ok(Exported::Bytes(
+            [&SPKI_PREFIX[..], public.as_bytes()].concat(),
+        )),
+        (Format::Pkcs8, EdKey::Private(private)) => Ok(Exported::Bytes(
+            [&PKCS8_PREFIX[..], private.as_bytes()].concat(),
+        )),
         (Format::Jwk, material) => {
             let mut members = jwk::start(&key.usages, key.extractable);
             members.insert("alg".into(), Value::from("Ed25519"));
@@ -167,7 +181,11 @@ pub fn generate(extractable: bool, usages: &[Usage]) -> CryptoResult<Generated> 
         .map_err(|_| not_supported("no seed"))?;
     let private = SigningKey::from_bytes(seed);
     Ok(Generated::Pair {
-        public: public_key(private.verifying_key(), true, &intersect(usages, &[Usage::Verify])),
+        public: public_key(
+            private.verifying_key(),
+            true,
+            &intersect(usages, &[Usage::Verify]),
+        ),
         private: private_key(private, extractable, &intersect(usages, &[Usage::Sign])),
     })
 }

@@ -11,6 +11,10 @@ use super::params::Usage;
 /// The members of a JWK earshot reads (subtle.js converted each to a string, `ext` to a boolean
 /// and `key_ops` to a list of strings).
 #[derive(Debug, Clone, Default, Deserialize)]
+#[allow(
+    dead_code,
+    reason = "the EC and RSA members are read by ECDSA and RSA, not built yet"
+)]
 pub struct Jwk {
     /// Key type: `oct`, `EC`, `OKP`, `RSA`.
     pub kty: Option<String>,
@@ -89,7 +93,9 @@ impl Jwk {
             }
         }
         if extractable && self.ext == Some(false) {
-            return Err(data("JWK \"ext\" is false but the key is to be extractable"));
+            return Err(data(
+                "JWK \"ext\" is false but the key is to be extractable",
+            ));
         }
         Ok(())
     }

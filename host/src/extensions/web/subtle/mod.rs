@@ -63,6 +63,7 @@ impl Format {
 }
 
 /// Key data to import: bytes (raw, spki, pkcs8) or a JWK.
+#[allow(clippy::large_enum_variant, reason = "one short-lived value per import")]
 pub enum KeyData {
     /// The bytes of a raw, spki or pkcs8 key.
     Bytes(Vec<u8>),
@@ -103,6 +104,7 @@ pub enum Exported {
 }
 
 /// What generateKey made: a secret key or a pair.
+#[allow(clippy::large_enum_variant, reason = "one short-lived value per generateKey")]
 pub enum Generated {
     /// A secret key.
     Secret(Key),
@@ -144,7 +146,11 @@ fn family(name: &str) -> CryptoResult<Family> {
         "AES-GCM" | "AES-CBC" => Family::Aes,
         "PBKDF2" | "HKDF" => Family::Kdf,
         "Ed25519" => Family::Ed25519,
-        other => return Err(not_supported(format!("Unrecognized algorithm name {other}"))),
+        other => {
+            return Err(not_supported(format!(
+                "Unrecognized algorithm name {other}"
+            )));
+        }
     })
 }
 
@@ -278,7 +284,9 @@ fn generate_key(_: &JsValue, args: &[JsValue], context: &mut Context) -> JsResul
         |generated, context| {
             let values: Vec<JsValue> = match generated {
                 Generated::Secret(key) => split(key).collect(),
-                Generated::Pair { public, private } => split(public).chain(split(private)).collect(),
+                Generated::Pair { public, private } => {
+                    split(public).chain(split(private)).collect()
+                }
             };
             Ok(JsArray::from_iter(values, context).into())
         },

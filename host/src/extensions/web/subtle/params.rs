@@ -10,6 +10,10 @@ use super::error::{CryptoResult, syntax, type_error};
 /// as arguments of their own, not here.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[allow(
+    dead_code,
+    reason = "the curve and RSA fields are read by ECDSA and RSA, not built yet"
+)]
 pub struct Params {
     /// The canonical name (`HMAC`, `AES-GCM`, `RSA-PSS`, ...).
     pub name: String,
@@ -67,6 +71,7 @@ pub enum Hash {
     Sha512,
 }
 
+#[allow(dead_code, reason = "used by ECDSA and RSA, not built yet")]
 impl Hash {
     /// The canonical name.
     pub fn name(self) -> &'static str {

@@ -63,7 +63,10 @@ impl Format {
 }
 
 /// Key data to import: bytes (raw, spki, pkcs8) or a JWK.
-#[allow(clippy::large_enum_variant, reason = "one short-lived value per import")]
+#[allow(
+    clippy::large_enum_variant,
+    reason = "one short-lived value per import"
+)]
 pub enum KeyData {
     /// The bytes of a raw, spki or pkcs8 key.
     Bytes(Vec<u8>),
@@ -104,7 +107,10 @@ pub enum Exported {
 }
 
 /// What generateKey made: a secret key or a pair.
-#[allow(clippy::large_enum_variant, reason = "one short-lived value per generateKey")]
+#[allow(
+    clippy::large_enum_variant,
+    reason = "one short-lived value per generateKey"
+)]
 pub enum Generated {
     /// A secret key.
     Secret(Key),

@@ -153,3 +153,33 @@ fn permissions_check_shows_the_read_only_verdict_and_trust_takes_several_names()
     assert_eq!(code, 0);
     assert!(stdout.contains("seen"));
 }
+
+#[test]
+fn with_allow_rules_suspended_by_a_typo_the_denial_names_the_file_to_fix() {
+    let sandbox = Sandbox::new();
+    sandbox.write_user_extension(
+        "wr.ts",
+        "export default { tools: [{ name: 'w', description: 'Writes.', inputSchema: { type: 'object' }, execute: () => 'done' }] };\n",
+    );
+    sandbox.user_settings(json!({
+        "permisions": {"deny": ["Mcp(x__y)"]},
+        "permissions": {"allow": ["Extension(wr__w)"]},
+    }));
+    let (code, _, stderr) = sandbox.run(&["tools", "call", "wr__w", "{}"]);
+    assert_eq!(code, 3, "{stderr}");
+    let settings = sandbox.config().join("settings.json");
+    let denial = stderr
+        .lines()
+        .find(|line| line.starts_with("error:"))
+        .unwrap_or_default();
+    assert!(
+        denial.contains("allow rules are suspended")
+            && denial.contains(&settings.display().to_string())
+            && denial.contains("fix that file first"),
+        "{stderr}"
+    );
+    assert!(
+        !denial.contains("run `earshot permissions allow"),
+        "a command that cannot help: {denial}"
+    );
+}

@@ -183,3 +183,56 @@ fn with_allow_rules_suspended_by_a_typo_the_denial_names_the_file_to_fix() {
         "a command that cannot help: {denial}"
     );
 }
+
+#[test]
+fn hints_name_the_project_through_mcp_serve_and_the_cwd_form_when_a_script_does_not_start() {
+    let sandbox = Sandbox::new();
+    sandbox.write_user_extension(
+        "wr.ts",
+        "export default { tools: [{ name: 'w', description: 'Writes.', inputSchema: { type: 'object' }, execute: () => 'done' }] };\n",
+    );
+    let output = std::process::Command::new(crate::common::mcp_python())
+        .arg(
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("../fixtures/mcp/clients/serve_client.py"),
+        )
+        .arg(env!("CARGO_BIN_EXE_earshot"))
+        .arg(sandbox.project())
+        .arg(sandbox.config())
+        .arg(json!([{"op": "call", "name": "wr__w", "args": {}}]).to_string())
+        .arg("--no-elicitation")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let project = sandbox.project().display().to_string();
+    assert!(
+        stdout.contains(&format!(
+            "earshot permissions allow 'Extension(wr__w)' --project '{project}'"
+        )),
+        "{stdout}"
+    );
+
+    sandbox.write("tools/notes_server.py", "");
+    let (code, _, stderr) = sandbox.run(&[
+        "mcp",
+        "add",
+        "notes",
+        "--",
+        "python3",
+        "tools/notes_server.py",
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    let (_, stdout, stderr) = sandbox.run(&["mcp", "list"]);
+    let said = format!("{stdout}{stderr}");
+    let failed = said
+        .lines()
+        .find(|line| line.contains("server \"notes\""))
+        .unwrap_or_default();
+    assert!(
+        failed.contains("can't open file")
+            && failed.contains(
+                "\"tools/notes_server.py\" is in the project, but server \"notes\" starts in"
+            ),
+        "{said}"
+    );
+}

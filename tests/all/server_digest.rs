@@ -40,6 +40,16 @@ fn assert_lapsed(sandbox: &Sandbox, name: &str, what: &str) {
     );
 }
 
+/// As [`assert_lapsed`], and the reason names what changed (`` `pkg/x.py` ``, `` new `a.py` ``).
+fn assert_lapsed_naming(sandbox: &Sandbox, name: &str, changed: &str) {
+    assert_lapsed(sandbox, name, changed);
+    let state = state_of(sandbox, name);
+    let expected = format!(
+        "changed since you trusted it ({changed}); review it, then run `earshot mcp trust {name}`"
+    );
+    assert_eq!(state["reason"], expected.as_str(), "{state}");
+}
+
 /// `pkg/srv.py`, a server run as `python3 -m pkg.srv` (it runs the env_dump fixture), and an
 /// `__init__.py` that Python runs first.
 fn python_package(sandbox: &Sandbox) {
@@ -98,7 +108,7 @@ fn a_package_run_with_dash_m_covers_its_init_and_a_compiled_file_python_would_lo
 
     // Python runs pkg/__init__.py before pkg/srv.py: a pull that changes it lapses the trust.
     sandbox.write("pkg/__init__.py", "# the package!\n");
-    assert_lapsed(&sandbox, "pkg", "__init__.py changed");
+    assert_lapsed_naming(&sandbox, "pkg", "`pkg/__init__.py`");
     trust(&sandbox, "pkg");
 
     // A committed unchecked .pyc runs instead of the reviewed srv.py.
@@ -116,7 +126,8 @@ fn a_package_run_with_dash_m_covers_its_init_and_a_compiled_file_python_would_lo
         .project()
         .join(format!("pkg/__pycache__/srv.{}.pyc", cache_tag()));
     unchecked_pyc(&evil, &pyc);
-    assert_lapsed(&sandbox, "pkg", "a compiled file appeared");
+    let compiled = format!("pkg/__pycache__/srv.{}.pyc", cache_tag());
+    assert_lapsed_naming(&sandbox, "pkg", &format!("new `{compiled}`"));
     assert!(!marker.exists(), "the compiled file must not have run");
 
     // Trusted with it, a same-length change to it lapses the trust again.
@@ -126,7 +137,7 @@ fn a_package_run_with_dash_m_covers_its_init_and_a_compiled_file_python_would_lo
     bytes[last] ^= 1;
     std::fs::write(&pyc, &bytes).unwrap();
     std::fs::remove_file(&marker).ok();
-    assert_lapsed(&sandbox, "pkg", "the compiled file changed");
+    assert_lapsed_naming(&sandbox, "pkg", &format!("`{compiled}`"));
     assert!(!marker.exists());
 }
 
@@ -146,7 +157,7 @@ fn a_link_in_a_named_folder_counts_by_its_target_and_a_link_out_of_the_project_i
     trust(&sandbox, "pkg");
     assert_eq!(state_of(&sandbox, "pkg")["state"], "connected");
     sandbox.write("lib/init.py", "# version 2\n");
-    assert_lapsed(&sandbox, "pkg", "the link's target changed");
+    assert_lapsed_naming(&sandbox, "pkg", "`lib/init.py`");
 
     // Pointed out of the project, what runs can change with no change in the repository.
     let outside = sandbox.dir.path().join("outside.py");
@@ -388,8 +399,8 @@ fn a_named_scripts_folder_is_covered_with_what_it_loads_beside_it() {
         "tools/mcpfake.py",
         sandbox.read("tools/mcpfake.py") + "\n# changed\n",
     );
-    assert_lapsed(&sandbox, "repo", "the imported sibling changed");
+    assert_lapsed_naming(&sandbox, "repo", "`tools/mcpfake.py`");
     trust(&sandbox, "repo");
     sandbox.write("tools/lib/helper.js", "module.exports = 2;\n");
-    assert_lapsed(&sandbox, "repo", "a file below the script's folder changed");
+    assert_lapsed_naming(&sandbox, "repo", "`tools/lib/helper.js`");
 }

@@ -92,7 +92,9 @@ fn a_changed_server_definition_lapses_its_trust() {
     sandbox.write(".earshot/settings.json", server_settings("2"));
     let (_, stdout, _) = sandbox.run(&["mcp", "list"]);
     assert!(
-        stdout.contains("changed since you trusted it; review it, then run `earshot mcp trust gh`"),
+        stdout.contains(
+            "changed since you trusted it (its definition); review it, then run `earshot mcp trust gh`"
+        ),
         "{stdout}"
     );
 }
@@ -252,7 +254,43 @@ fn an_extensions_trust_covers_the_files_it_imports() {
         ".earshot/extensions/lib/keys.ts",
         "export const key: string = 'B';\n",
     );
-    assert!(state(&sandbox).starts_with("changed since you trusted it"));
+    assert!(state(&sandbox).starts_with("changed since you trusted it (`lib/keys.ts`)"));
+}
+
+#[test]
+fn a_record_whose_list_of_files_was_edited_names_nothing_and_still_refuses() {
+    // Someone who can edit the local file rewrites what the record says it was made of, to send
+    // the user to review the wrong file. The list is signed: a forged one is not believed.
+    let sandbox = Sandbox::new();
+    sandbox.write(
+        ".earshot/extensions/jira.ts",
+        "import { key } from './lib/keys.ts';\nexport default { tools: [] };\n",
+    );
+    sandbox.write(
+        ".earshot/extensions/lib/keys.ts",
+        "export const key: string = 'A';\n",
+    );
+    assert_eq!(sandbox.run(&["extensions", "trust", "jira"]).0, 0);
+    let mut local: serde_json::Value =
+        serde_json::from_str(&sandbox.read(".earshot/settings.local.json")).unwrap();
+    let record = &mut local["trust"]["extensions"]["jira"];
+    assert!(record["files"]["lib/keys.ts"].is_string(), "{record}");
+    let real = record["files"]["lib/keys.ts"].clone();
+    record["files"]["lib/keys.ts"] = record["files"]["jira.ts"].clone();
+    record["files"]["jira.ts"] = real;
+    sandbox.write(".earshot/settings.local.json", local.to_string());
+
+    sandbox.write(
+        ".earshot/extensions/lib/keys.ts",
+        "export const key: string = 'B';\n",
+    );
+    let (code, stdout, _) = sandbox.run(&["extensions", "list", "--json"]);
+    assert_eq!(code, 0);
+    let listed: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(
+        listed["extensions"][0]["state"],
+        "changed since you trusted it; review it, then run `earshot extensions trust jira`"
+    );
 }
 
 #[test]

@@ -1,6 +1,7 @@
 //! `crypto.subtle` beyond digest (issue 34): fixtures/web/subtle_cases.js runs in an extension and
 //! in Node 22, and every case (RFC vectors, exports, round trips, each error's name) must answer
-//! the same; Ed25519 keys generated on one side verify signatures made on the other.
+//! the same; Ed25519 and ECDSA keys generated on one side, and RSA-PSS signatures made on one
+//! side, verify on the other.
 
 use std::path::PathBuf;
 
@@ -94,6 +95,19 @@ fn subtle_crypto_answers_as_node_22_and_the_rfc_vectors() {
         ("spki export of a secret key", "NotSupportedError"),
         ("gcm tag failure", "OperationError"),
         ("data not a buffer", "TypeError"),
+        ("ecdsa unknown curve", "NotSupportedError"),
+        ("ecdsa point on another curve", "DataError"),
+        ("ecdsa spki of another curve", "DataError"),
+        ("ecdsa jwk d of another key", "DataError"),
+        ("ecdsa sign with the public key", "InvalidAccessError"),
+        ("ecdsa pkcs8 export of a public key", "NotSupportedError"),
+        ("rsa raw import", "NotSupportedError"),
+        ("rsa jwk wrong alg", "DataError"),
+        ("rsa pss salt too long", "OperationError"),
+        (
+            "rsa key used as the other rsa algorithm",
+            "InvalidAccessError",
+        ),
     ] {
         assert_eq!(
             case(&earshot, &format!("error: {name}"))[0],
@@ -101,6 +115,26 @@ fn subtle_crypto_answers_as_node_22_and_the_rfc_vectors() {
             "{name}"
         );
     }
+    // Signatures Node made with the fixed keys verify here, and a tampered message does not.
+    for curve in ["P-256", "P-384"] {
+        let fixed = case(&earshot, &format!("ecdsa {curve} fixed key"));
+        assert_eq!(
+            (&fixed[7], &fixed[8], &fixed[9], &fixed[10]),
+            (&true.into(), &false.into(), &false.into(), &true.into()),
+            "{curve}: {fixed}"
+        );
+    }
+    let pss = case(&earshot, "rsa-pss fixed key");
+    assert_eq!(
+        (&pss[2], &pss[3], &pss[4]),
+        (&true.into(), &true.into(), &false.into()),
+        "{pss}"
+    );
+    let pkcs1 = case(&earshot, "rsassa-pkcs1-v1_5 fixed key SHA-256");
+    assert_eq!(
+        (&pkcs1[1], &pkcs1[2], &pkcs1[3]),
+        (&true.into(), &false.into(), &false.into())
+    );
     assert_eq!(earshot["exportError"], "InvalidAccessError");
     assert_eq!(earshot["cryptoKeyThrows"], true);
 
@@ -121,11 +155,18 @@ fn subtle_crypto_answers_as_node_22_and_the_rfc_vectors() {
     let ours = in_extension(&serde_json::json!({ "peer": theirs["peer"] }));
     assert_eq!(case(&theirs, "ed25519 verifies the peer's signature"), true);
     assert_eq!(case(&ours, "ed25519 verifies the peer's signature"), true);
+    let all_verify = serde_json::json!([true, true, true]);
+    for side in [&theirs, &ours] {
+        assert_eq!(
+            case(side, "ecdsa and rsa-pss verify the peer's signatures"),
+            &all_verify
+        );
+    }
     let (ours, theirs) = (
         ours["cases"].as_array().unwrap(),
         theirs["cases"].as_array().unwrap(),
     );
-    assert!(theirs.len() >= 90, "{} cases", theirs.len());
+    assert!(theirs.len() >= 120, "{} cases", theirs.len());
     assert_eq!(ours.len(), theirs.len(), "the same cases ran");
     let differing: Vec<String> = ours
         .iter()
@@ -143,5 +184,33 @@ fn subtle_crypto_answers_as_node_22_and_the_rfc_vectors() {
         "{} cases differ from Node 22:\n{}",
         differing.len(),
         differing.join("\n")
+    );
+}
+
+/// Node 22 imports an RSA JWK whose `dp`, `dq` or `qi` is not the key's own (and would sign with
+/// the inconsistent key); earshot refuses it as a `DataError`, naming the member.
+#[test]
+fn an_rsa_jwk_whose_crt_members_disagree_with_its_primes_is_refused() {
+    let sandbox = Sandbox::new();
+    let prelude = "async function crt() {\n\
+        const s = crypto.subtle;\n\
+        const algorithm = { name: 'RSASSA-PKCS1-v1_5', hash: 'SHA-256' };\n\
+        const pair = await s.generateKey({ ...algorithm, modulusLength: 1024, publicExponent: new Uint8Array([1, 0, 1]) }, true, ['sign', 'verify']);\n\
+        const jwk = await s.exportKey('jwk', pair.privateKey);\n\
+        const outcome = (j) => s.importKey('jwk', j, algorithm, true, ['sign']).then(() => 'imported', (e) => `${e.name}: ${e.message}`);\n\
+        return [await outcome(jwk), await outcome({ ...jwk, dp: jwk.dq }), await outcome({ ...jwk, qi: jwk.dp })];\n\
+      }";
+    let host = host_with_json_tool(&sandbox, "crt", prelude, "crt()");
+    let output = host
+        .call("crt__run", "{}", &NonInteractivePrompter)
+        .expect("the tool runs");
+    let results: serde_json::Value = serde_json::from_str(&output.output).unwrap();
+    assert_eq!(
+        results,
+        serde_json::json!([
+            "imported",
+            "DataError: Invalid JWK \"dp\": not the key's own",
+            "DataError: Invalid JWK \"qi\": not the key's own"
+        ])
     );
 }

@@ -12,10 +12,10 @@ use crate::sandbox::{
     ComponentCache, SandboxEngine, SandboxLimits, SchemaValidator, ToolComponent,
 };
 use crate::sources::{
-    FoundFile, admission, extension_digest, extension_snapshot, find_component, find_components,
-    find_extension, find_extensions, is_shadowed,
+    FoundFile, admission, extension_snapshot, find_component, find_components, find_extension,
+    find_extensions, is_shadowed,
 };
-use crate::trust::{TrustState, digest_of, record_trust, remove_trust};
+use crate::trust::{Manifest, TrustState, digest_of, record_trust_parts, remove_trust};
 
 use super::{CommandResult, Context, Failure, exit, output};
 
@@ -67,19 +67,23 @@ pub(crate) struct Hashed {
     pub digest: String,
     /// The component's bytes; `None` for an extension.
     pub bytes: Option<Vec<u8>>,
+    /// An extension's digest part by part (see [`Manifest`]); `None` for a component.
+    pub manifest: Option<Manifest>,
 }
 
 /// Reads and hashes a found file.
 pub(crate) fn file_digest(file: &FoundFile) -> Result<Hashed, String> {
     match file.kind {
-        SourceKind::Extension => extension_digest(&file.path).map(|digest| Hashed {
-            digest,
+        SourceKind::Extension => extension_snapshot(&file.path).map(|snapshot| Hashed {
+            digest: snapshot.digest,
             bytes: None,
+            manifest: Some(snapshot.manifest),
         }),
         _ => crate::sources::read_capped(&file.path, crate::sources::MAX_COMPONENT_BYTES).map(
             |bytes| Hashed {
                 digest: digest_of(&bytes),
                 bytes: Some(bytes),
+                manifest: None,
             },
         ),
     }
@@ -110,6 +114,7 @@ pub(crate) fn file_state(
                 &file.name,
                 file.scope,
                 &hashed.digest,
+                hashed.manifest.as_ref(),
             );
             let text = if state.is_trusted() {
                 if file.scope.needs_trust() {
@@ -192,6 +197,7 @@ fn helpers(context: &Context, files: &[FoundFile]) -> HashMap<PathBuf, Vec<Strin
             &file.name,
             file.scope,
             &snapshot.digest,
+            Some(&snapshot.manifest),
         );
         if !state.is_trusted() {
             continue;
@@ -388,9 +394,15 @@ fn trust(context: &Context, kind: SourceKind, name: &str) -> CommandResult {
             file.path.display()
         )));
     }
-    let digest = file_digest(&file).map_err(Failure::new)?.digest;
-    record_trust(&context.settings, kind, name, &digest)
-        .map_err(|error| Failure::new(error.to_string()))?;
+    let hashed = file_digest(&file).map_err(Failure::new)?;
+    record_trust_parts(
+        &context.settings,
+        kind,
+        name,
+        &hashed.digest,
+        hashed.manifest.as_ref(),
+    )
+    .map_err(|error| Failure::new(error.to_string()))?;
     output::say(&format!(
         "trusted {} \"{name}\" ({}) as it is now; a change to it lapses the trust",
         kind.noun(),

@@ -12,7 +12,7 @@ use crate::mcp::{
 use crate::names::SourceKind;
 use crate::sandbox::ComponentCache;
 use crate::settings::Layer;
-use crate::trust::{record_trust, remove_trust};
+use crate::trust::{record_trust_parts, remove_trust};
 
 use super::progress::ProgressLine;
 use super::{CommandResult, Context, Failure, exit, output};
@@ -549,8 +549,14 @@ fn trust(context: &Context, name: &str, partial: bool) -> CommandResult {
         );
     }
     let digest = digest_for_trust(&context.settings, &entry, partial).map_err(Failure::new)?;
-    record_trust(&context.settings, SourceKind::Mcp, name, &digest)
-        .map_err(|error| Failure::new(error.to_string()))?;
+    record_trust_parts(
+        &context.settings,
+        SourceKind::Mcp,
+        name,
+        &digest.value,
+        Some(&digest.manifest),
+    )
+    .map_err(|error| Failure::new(error.to_string()))?;
     output::out(&format!(
         "trusted server \"{name}\" as defined now; a change to its definition lapses the trust"
     ));

@@ -46,6 +46,7 @@ pub(crate) fn declared_read_only(
                 &file.name,
                 file.scope,
                 &hashed.digest,
+                hashed.manifest.as_ref(),
             );
             if !state.is_trusted() {
                 return None;

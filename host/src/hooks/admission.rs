@@ -16,7 +16,8 @@ use std::path::Path;
 use crate::mcp::{DigestError, ServerDigest, add_named_project_files};
 use crate::settings::{Layer, Settings};
 use crate::trust::{
-    TrustError, TrustKey, TrustKind, TrustState, record_trust, remove_trust, trust_state, user_key,
+    DEFINITION_PART, Manifest, TrustError, TrustJudge, TrustKey, TrustKind, TrustState,
+    record_trust_parts, remove_trust, trust_state, user_key,
 };
 
 use super::config::{HookDefinition, HookKind, HookSet};
@@ -112,6 +113,8 @@ pub(crate) fn hook_digest(
         definition.canonical_json()
     )
     .into_bytes();
+    let mut manifest = Manifest::new();
+    manifest.insert(DEFINITION_PART, key.keyed_digest(&material));
     let mut partial = None;
     if let Some(project) = &settings.project
         && let Ok(root) = project.root.canonicalize()
@@ -122,6 +125,7 @@ pub(crate) fn hook_digest(
             &project.root,
             &root,
             &mut material,
+            &mut manifest,
         )?;
         if partial.is_none() {
             partial = unhashed_reach(&words, &root);
@@ -130,6 +134,7 @@ pub(crate) fn hook_digest(
     Ok(ServerDigest {
         value: key.keyed_digest(&material),
         partial,
+        manifest,
     })
 }
 
@@ -184,11 +189,16 @@ pub(crate) fn hook_admission(
     // hashing, so an untrusted repository's hooks cost nothing at start. Only a valid record
     // for something ("changed" against no digest) is worth hashing the named files for.
     let state = match trust_state(settings, TrustKind::Hook, &definition.name, "") {
-        TrustState::Changed => match user_key(settings) {
+        TrustState::Changed { .. } => match user_key(settings) {
             Some(key) => {
                 let digest = hook_digest(settings, definition, &key)
                     .map_err(|error| format!("cannot be trusted: {error}"))?;
-                trust_state(settings, TrustKind::Hook, &definition.name, &digest.value)
+                TrustJudge::new(settings).judge_parts(
+                    TrustKind::Hook,
+                    &definition.name,
+                    &digest.value,
+                    Some(&digest.manifest),
+                )
             }
             None => TrustState::NotTrusted,
         },
@@ -266,8 +276,14 @@ pub fn trust_hook(settings: &Settings, name: &str, partial: bool) -> Result<(), 
             "hook \"{name}\" cannot be trusted as a whole: {why}; a change to those files would not lapse the trust. Narrow what it names, or run `earshot hooks trust {name} --partial`"
         )));
     }
-    record_trust(settings, TrustKind::Hook, name, &digest.value)
-        .map_err(|error| HookTrustError(error.to_string()))
+    record_trust_parts(
+        settings,
+        TrustKind::Hook,
+        name,
+        &digest.value,
+        Some(&digest.manifest),
+    )
+    .map_err(|error| HookTrustError(error.to_string()))
 }
 
 /// Removes the trust record of hook `name`; returns whether there was one.

@@ -62,6 +62,7 @@ fn load_one(
         &file.name,
         file.scope,
         &digest,
+        None,
     );
     if !trust.is_trusted() {
         return Err(format!(

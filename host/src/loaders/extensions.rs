@@ -113,6 +113,7 @@ fn admitted(
         &file.name,
         file.scope,
         &snapshot.digest,
+        Some(&snapshot.manifest),
     );
     if trust.is_trusted() {
         Ok(AdmittedFiles {

@@ -49,14 +49,21 @@ pub fn server_admission(settings: &Settings, entry: &ServerEntry) -> Result<(), 
         return Ok(());
     }
     let digest = match user_key(settings) {
-        Some(key) => {
+        Some(key) => Some(
             entry_digest(settings, entry, definition, &key)
-                .map_err(|error| format!("cannot be trusted: {error}"))?
-                .value
-        }
-        None => String::new(),
+                .map_err(|error| format!("cannot be trusted: {error}"))?,
+        ),
+        None => None,
     };
-    match admission(settings, SourceKind::Mcp, &entry.name, scope, &digest) {
+    let state = admission(
+        settings,
+        SourceKind::Mcp,
+        &entry.name,
+        scope,
+        digest.as_ref().map_or("", |digest| &digest.value),
+        digest.as_ref().map(|digest| &digest.manifest),
+    );
+    match state {
         TrustState::Trusted => Ok(()),
         TrustState::NotTrusted if entry.layer == Layer::Local => Err(format!(
             "not written by you: a server in .earshot/settings.local.json starts only when earshot wrote it (`earshot mcp add -s local`), since a download or submodule can ship that file; review it, then run `earshot mcp trust {}`",
@@ -124,7 +131,7 @@ pub fn digest_for_trust(
     settings: &Settings,
     entry: &ServerEntry,
     partial: bool,
-) -> Result<String, String> {
+) -> Result<ServerDigest, String> {
     if entry.layer == Layer::Local && entry.replaces_user_entry.is_some() {
         return Err(format!(
             "server \"{0}\" in .earshot/settings.local.json has the name of your own server, and earshot did not write it there; trusting it would give it your server's name and allow rules, so it cannot be trusted. To replace your own server in this project, run `earshot mcp add -s local {0} -- COMMAND...`; to use it beside yours, rename it",
@@ -132,12 +139,12 @@ pub fn digest_for_trust(
         ));
     }
     let digest = digest_for_written(settings, entry)?;
-    match digest.partial {
+    match &digest.partial {
         Some(why) if !partial => Err(format!(
             "server \"{}\" cannot be trusted as a whole: {why}; a change to those files would not lapse the trust. Narrow what its command names, or run `earshot mcp trust {} --partial` to trust it anyway",
             entry.name, entry.name
         )),
-        _ => Ok(digest.value),
+        _ => Ok(digest),
     }
 }
 

@@ -23,7 +23,7 @@ use std::path::{Component, Path, PathBuf};
 use sha2::{Digest, Sha256};
 
 use crate::settings::ignore_line_written_by_earshot;
-use crate::trust::TrustKey;
+use crate::trust::{DEFINITION_PART, Manifest, TrustKey};
 
 use super::config::{ServerDefinition, Transport};
 
@@ -43,6 +43,10 @@ pub struct ServerDigest {
     /// Why the digest does not cover every byte it names (a budget ran out), when it does not:
     /// what is past the budget counts by its size only.
     pub partial: Option<String>,
+    /// What the digest is made of, part by part: [`DEFINITION_PART`] (keyed, since a definition
+    /// can hold expanded secrets) and each project file by its path relative to the project, so
+    /// that "changed since you trusted it" can name the file.
+    pub manifest: Manifest,
 }
 
 /// Why a server's digest cannot be made: what it names cannot be bound to a record.
@@ -75,6 +79,8 @@ pub fn server_digest(
     project_root: Option<&Path>,
 ) -> Result<ServerDigest, DigestError> {
     let mut material = definition.canonical_json().into_bytes();
+    let mut manifest = Manifest::new();
+    manifest.insert(DEFINITION_PART, key.keyed_digest(&material));
     let mut partial = None;
     if let (
         Transport::Stdio {
@@ -94,18 +100,20 @@ pub fn server_digest(
         let words = std::iter::once(command.as_str())
             .chain(args.iter().map(String::as_str))
             .chain(env.values().map(String::as_str));
-        partial = add_named_project_files(words, &dir, &root, &mut material)?;
+        partial = add_named_project_files(words, &dir, &root, &mut material, &mut manifest)?;
     }
     Ok(ServerDigest {
         value: key.keyed_digest(&material),
         partial,
+        manifest,
     })
 }
 
 /// Appends to `material` every project file and folder that `words` name, relative to `dir`
 /// (see the module doc: a named file brings its folder, `-m pkg` its package), for the digest of
 /// anything that runs a command in the project (an MCP server, a hook). Returns why the digest is
-/// partial, when a budget ran out.
+/// partial, when a budget ran out. Each file and link is also recorded in `manifest`, by its
+/// path relative to `root`.
 ///
 /// # Errors
 /// [`DigestError`] when a named path links out of the project.
@@ -114,9 +122,10 @@ pub fn add_named_project_files<'a>(
     dir: &Path,
     root: &Path,
     material: &mut Vec<u8>,
+    manifest: &mut Manifest,
 ) -> Result<Option<String>, DigestError> {
     let dir = dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf());
-    let mut walk = Walk::new(root);
+    let mut walk = Walk::new(root, manifest);
     for path in named_project_paths(words, &dir, root)? {
         walk.add(&path, material)?;
     }
@@ -223,6 +232,7 @@ fn relative(root: &Path, path: &Path) -> String {
 /// folder reached twice, through a link, is hashed once and a link cycle ends).
 struct Walk<'a> {
     root: &'a Path,
+    manifest: &'a mut Manifest,
     bytes: u64,
     files: usize,
     overflowed: bool,
@@ -230,9 +240,10 @@ struct Walk<'a> {
 }
 
 impl<'a> Walk<'a> {
-    fn new(root: &'a Path) -> Walk<'a> {
+    fn new(root: &'a Path, manifest: &'a mut Manifest) -> Walk<'a> {
         Walk {
             root,
+            manifest,
             bytes: MAX_HASHED_BYTES,
             files: MAX_HASHED_FILES,
             overflowed: false,
@@ -267,8 +278,12 @@ impl<'a> Walk<'a> {
             material.extend_from_slice(text.to_string_lossy().as_bytes());
             let Ok(target) = path.canonicalize() else {
                 material.extend_from_slice(b"\0dangling");
+                self.manifest
+                    .insert(shown, format!("link to {} (dangling)", text.display()));
                 return Ok(());
             };
+            self.manifest
+                .insert(shown.clone(), format!("link to {}", text.display()));
             if !target.starts_with(self.root) {
                 return Err(DigestError::LinkOutOfProject {
                     link: shown,
@@ -290,6 +305,8 @@ impl<'a> Walk<'a> {
                     material.extend_from_slice(shown.as_bytes());
                     material.push(0);
                     material.extend_from_slice(kept.as_bytes());
+                    self.manifest
+                        .insert(shown, crate::trust::digest_of(kept.as_bytes()));
                 }
                 return Ok(());
             }
@@ -298,12 +315,15 @@ impl<'a> Walk<'a> {
             material.push(0);
             if self.files == 0 || self.bytes == 0 {
                 self.overflowed = true;
-                material.extend_from_slice(format!("unhashed:{}", meta.len()).as_bytes());
+                let unhashed = format!("unhashed:{}", meta.len());
+                material.extend_from_slice(unhashed.as_bytes());
+                self.manifest.insert(shown, unhashed);
                 return Ok(());
             }
             self.files -= 1;
             let hashed = self.hash_file(path);
             material.extend_from_slice(hashed.as_bytes());
+            self.manifest.insert(shown, hashed);
         } else if meta.is_dir() {
             if !self.visited.insert(path.to_path_buf()) {
                 return Ok(());

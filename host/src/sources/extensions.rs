@@ -12,6 +12,7 @@ use sha2::{Digest, Sha256};
 
 use crate::names::SourceKind;
 use crate::settings::Settings;
+use crate::trust::Manifest;
 
 use super::{FoundFile, Scope, parse_guard, scan_folder};
 
@@ -68,6 +69,9 @@ pub struct ExtensionSnapshot {
     pub digest: String,
     /// Every file of the graph, by canonical path.
     pub files: std::collections::HashMap<PathBuf, Vec<u8>>,
+    /// What the digest is made of, file by file (relative to the extension's folder), for a
+    /// trust record to name what changed.
+    pub manifest: Manifest,
 }
 
 /// Reads an extension's module graph once; see [`ExtensionSnapshot`].
@@ -124,15 +128,23 @@ pub fn extension_snapshot_with(
         }
     }
     let mut hasher = Sha256::new();
+    let mut manifest = Manifest::new();
     for (path, digest) in &seen {
         hasher.update(path.as_bytes());
         hasher.update([0]);
         hasher.update(digest.as_bytes());
         hasher.update([b'\n']);
+        match path.strip_prefix("unresolved:") {
+            Some(specifier) => {
+                manifest.insert(format!("import \"{specifier}\" (no such file)"), "")
+            }
+            None => manifest.insert(path.clone(), format!("sha256:{digest}")),
+        }
     }
     Ok(ExtensionSnapshot {
         digest: format!("sha256:{}", hex::encode(hasher.finalize())),
         files,
+        manifest,
     })
 }
 

@@ -24,7 +24,7 @@ use std::path::{Path, PathBuf};
 use crate::names::{SourceKind, check_source_name};
 use crate::settings::Layer;
 use crate::settings::Settings;
-use crate::trust::{TrustState, trust_state};
+use crate::trust::{Manifest, TrustJudge, TrustState};
 
 /// Where a source was found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
@@ -119,15 +119,17 @@ pub fn is_shadowed(found: &[FoundFile], file: &FoundFile) -> bool {
 }
 
 /// Whether a found source may load: not needed for the user's own, else the trust state.
+/// `manifest` says what `digest` is made of now, so that a change is named part by part.
 pub fn admission(
     settings: &Settings,
     kind: SourceKind,
     name: &str,
     scope: Scope,
     digest: &str,
+    manifest: Option<&Manifest>,
 ) -> TrustState {
     if scope.needs_trust() {
-        trust_state(settings, kind, name, digest)
+        TrustJudge::new(settings).judge_parts(kind, name, digest, manifest)
     } else {
         TrustState::Trusted
     }

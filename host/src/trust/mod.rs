@@ -14,14 +14,17 @@
 
 mod grants;
 mod key;
+mod manifest;
 mod record;
 mod source;
 mod written;
 
 pub use grants::{RuleFile, allow_rule_signed, write_rule};
 pub use key::{CacheKey, KEY_FILE, TrustError, TrustKey};
+pub use manifest::{DEFINITION_PART, Manifest};
 pub use record::{
-    RecordError, TrustJudge, TrustKind, TrustState, record_trust, remove_trust, trust_state,
+    RecordError, TrustJudge, TrustKind, TrustState, record_trust, record_trust_parts, remove_trust,
+    trust_state,
 };
 pub use source::{TrustSourceError, current_digest, trust_source};
 pub use written::{record_written, written_by_earshot};

@@ -10,6 +10,7 @@ use crate::settings::{
 };
 
 use super::key::{TrustError, TrustKey};
+use super::manifest::{Manifest, describe_changes, signed_manifest_text};
 
 /// What a trust record is for: a source of tools, or a hook. Its noun is the record's key under
 /// `trust` and the command that makes it (`earshot hooks trust NAME`).
@@ -54,7 +55,13 @@ pub enum TrustState {
     /// No record.
     NotTrusted,
     /// A valid record, but for something else: the source changed since it was trusted.
-    Changed,
+    Changed {
+        /// What changed, part by part (`lib/util.ts`, `new.ts (new)`, `(its definition)`),
+        /// when the record says what it was made of; empty when it does not (a record made
+        /// before records kept their parts, or a hook or skill judged without them).
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        files: Vec<String>,
+    },
     /// The record was made for another clone of the project.
     OtherClone {
         /// The project path the record names.
@@ -86,9 +93,13 @@ impl TrustState {
             TrustState::NotTrusted => {
                 format!("not trusted: the repository added it; run `{command}` to load it")
             }
-            TrustState::Changed => {
+            TrustState::Changed { files } if files.is_empty() => {
                 format!("changed since you trusted it; review it, then run `{command}`")
             }
+            TrustState::Changed { files } => format!(
+                "changed since you trusted it ({}); review it, then run `{command}`",
+                describe_changes(files)
+            ),
             TrustState::OtherClone { made_for } => {
                 format!(
                     "its trust record was made for another clone ({made_for}); run `{command}` here"
@@ -149,6 +160,19 @@ impl<'a> TrustJudge<'a> {
 
     /// As [`trust_state`].
     pub fn judge(&self, kind: impl Into<TrustKind>, name: &str, digest: &str) -> TrustState {
+        self.judge_parts(kind, name, digest, None)
+    }
+
+    /// As [`TrustJudge::judge`], with `manifest` saying what `digest` is made of now: a
+    /// [`TrustState::Changed`] then names the parts that changed, when the record kept (and
+    /// signed) its own manifest.
+    pub fn judge_parts(
+        &self,
+        kind: impl Into<TrustKind>,
+        name: &str,
+        digest: &str,
+        manifest: Option<&Manifest>,
+    ) -> TrustState {
         let kind = kind.into();
         let settings = self.settings;
         if settings.local_file_refused() {
@@ -186,7 +210,20 @@ impl<'a> TrustJudge<'a> {
             return TrustState::NotSignedByYou;
         }
         if recorded_digest != digest {
-            return TrustState::Changed;
+            let files = manifest
+                .and_then(|now| {
+                    let then = Manifest::from_json(record.get("files")?)?;
+                    let signed = key.verify(
+                        &project.root,
+                        kind.noun(),
+                        name,
+                        &signed_manifest_text(recorded_digest, &then),
+                        field("files_signature"),
+                    );
+                    signed.then(|| now.changes_since(&then))
+                })
+                .unwrap_or_default();
+            return TrustState::Changed { files };
         }
         TrustState::Trusted
     }
@@ -238,8 +275,39 @@ pub fn record_trust(
     name: &str,
     digest: &str,
 ) -> Result<(), RecordError> {
+    record_trust_parts(settings, kind, name, digest, None)
+}
+
+/// As [`record_trust`], keeping `manifest` (what `digest` is made of, signed with it) in the
+/// record, so that a later change can be named part by part.
+///
+/// # Errors
+/// A [`RecordError`] when the key or a file cannot be used.
+pub fn record_trust_parts(
+    settings: &Settings,
+    kind: impl Into<TrustKind>,
+    name: &str,
+    digest: &str,
+    manifest: Option<&Manifest>,
+) -> Result<(), RecordError> {
     let kind = kind.into();
-    let record = signed_record(settings, kind.noun(), name, Some(digest))?;
+    let mut record = signed_record(settings, kind.noun(), name, Some(digest))?;
+    if let (Some(manifest), Value::Object(fields)) = (manifest, &mut record) {
+        let project = usable_local_file(settings)?;
+        let config_dir = settings
+            .user_config_dir
+            .as_deref()
+            .ok_or(TrustError::NoConfigDir)?;
+        let key = TrustKey::load_or_create(config_dir)?;
+        let signature = key.sign(
+            &project.root,
+            kind.noun(),
+            name,
+            &signed_manifest_text(digest, manifest),
+        );
+        fields.insert("files".into(), manifest.to_json());
+        fields.insert("files_signature".into(), signature.into());
+    }
     store_record(settings, kind, name, record)
 }
 

@@ -6,10 +6,10 @@ use crate::mcp::{digest_for_trust, read_servers};
 use crate::names::SourceKind;
 use crate::settings::{Layer, Settings};
 use crate::sources::{
-    MAX_COMPONENT_BYTES, extension_digest, find_component, find_extension, read_capped,
+    MAX_COMPONENT_BYTES, extension_snapshot, find_component, find_extension, read_capped,
 };
 
-use super::{digest_of, record_trust};
+use super::{Manifest, digest_of, record_trust_parts};
 
 /// Why a source could not be trusted: one line naming it and what to do.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -27,24 +27,39 @@ pub fn current_digest(
     name: &str,
     env: &dyn Fn(&str) -> Option<String>,
 ) -> Result<String, TrustSourceError> {
+    current_parts(settings, kind, name, env).map(|(digest, _)| digest)
+}
+
+/// [`current_digest`], with what it is made of part by part (none for a component, which is
+/// one file).
+fn current_parts(
+    settings: &Settings,
+    kind: SourceKind,
+    name: &str,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<(String, Option<Manifest>), TrustSourceError> {
     let missing = || TrustSourceError(format!("there is no {} \"{name}\"", kind.noun()));
     match kind {
         SourceKind::Plugin => {
             let file = find_component(settings, name).ok_or_else(missing)?;
             read_capped(&file.path, MAX_COMPONENT_BYTES)
-                .map(|bytes| digest_of(&bytes))
+                .map(|bytes| (digest_of(&bytes), None))
                 .map_err(TrustSourceError)
         }
         SourceKind::Extension => {
             let file = find_extension(settings, name).ok_or_else(missing)?;
-            extension_digest(&file.path).map_err(TrustSourceError)
+            extension_snapshot(&file.path)
+                .map(|snapshot| (snapshot.digest, Some(snapshot.manifest)))
+                .map_err(TrustSourceError)
         }
         SourceKind::Mcp => {
             let entry = read_servers(settings, env)
                 .into_iter()
                 .find(|entry| entry.name == name && entry.layer != Layer::User)
                 .ok_or_else(missing)?;
-            digest_for_trust(settings, &entry, false).map_err(TrustSourceError)
+            digest_for_trust(settings, &entry, false)
+                .map(|digest| (digest.value, Some(digest.manifest)))
+                .map_err(TrustSourceError)
         }
     }
 }
@@ -59,6 +74,7 @@ pub fn trust_source(
     name: &str,
     env: &dyn Fn(&str) -> Option<String>,
 ) -> Result<(), TrustSourceError> {
-    let digest = current_digest(settings, kind, name, env)?;
-    record_trust(settings, kind, name, &digest).map_err(|error| TrustSourceError(error.to_string()))
+    let (digest, manifest) = current_parts(settings, kind, name, env)?;
+    record_trust_parts(settings, kind, name, &digest, manifest.as_ref())
+        .map_err(|error| TrustSourceError(error.to_string()))
 }

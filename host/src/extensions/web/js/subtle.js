@@ -11,7 +11,13 @@
 
   const FORMATS = ["raw", "spki", "pkcs8", "jwk"];
   const USAGES = ["encrypt", "decrypt", "sign", "verify", "deriveKey", "deriveBits", "wrapKey", "unwrapKey"];
-  const SIGNING = { HMAC: {}, Ed25519: {} };
+  const SIGNING = {
+    HMAC: {}, Ed25519: {}, ECDSA: { hash: "hash" },
+    "RSASSA-PKCS1-v1_5": {}, "RSA-PSS": { saltLength: "ulong" },
+  };
+  const RSA_GENERATE = { modulusLength: "ulong", publicExponent: "bigint", hash: "hash" };
+  const EC_KEY = { namedCurve: "string" };
+  const RSA_KEY = { hash: "hash" };
   const CIPHERS = {
     "AES-GCM": { iv: "bytes", additionalData: "bytes?", tagLength: "octet?" },
     "AES-CBC": { iv: "bytes" },
@@ -27,11 +33,11 @@
     decrypt: CIPHERS,
     generateKey: {
       HMAC: HMAC_KEY, "AES-GCM": AES_LENGTH, "AES-CBC": AES_LENGTH,
-      Ed25519: {},
+      Ed25519: {}, ECDSA: EC_KEY, "RSASSA-PKCS1-v1_5": RSA_GENERATE, "RSA-PSS": RSA_GENERATE,
     },
     importKey: {
       HMAC: HMAC_KEY, "AES-GCM": {}, "AES-CBC": {}, PBKDF2: {}, HKDF: {},
-      Ed25519: {},
+      Ed25519: {}, ECDSA: EC_KEY, "RSASSA-PKCS1-v1_5": RSA_KEY, "RSA-PSS": RSA_KEY,
     },
     deriveBits: {
       PBKDF2: { salt: "bytes", iterations: "ulong", hash: "hash" },
@@ -152,11 +158,12 @@
     return makeKey({ handle, type, extractable, algorithm, usages });
   }
 
-  function keyOrPair(made) {
+  function keyOrPair(made, name) {
     if (made.length === 2) return fromNative(made[0], made[1]);
     const publicKey = fromNative(made[0], made[1]);
-    // Node lists privateKey first.
-    return { privateKey: fromNative(made[2], made[3]), publicKey };
+    const privateKey = fromNative(made[2], made[3]);
+    // Node 22 lists an Ed25519 pair's privateKey first, and an ECDSA or RSA pair's publicKey.
+    return name === "Ed25519" ? { privateKey, publicKey } : { publicKey, privateKey };
   }
 
   // The length deriveKey derives for a key of the normalised `algorithm` (null: no fixed length).
@@ -199,7 +206,7 @@
       const [algorithm, extractable, keyUsages] = args;
       const list = usages(keyUsages, "generateKey");
       const normalized = normalize("generateKey", algorithm);
-      return keyOrPair(await native.generateKey(json(normalized), Boolean(extractable), list));
+      return keyOrPair(await native.generateKey(json(normalized), Boolean(extractable), list), normalized.name);
     },
     async sign(...args) {
       needs(args, 3, "sign");

@@ -4,7 +4,7 @@ use ed25519_dalek::pkcs8::{DecodePrivateKey, DecodePublicKey};
 use ed25519_dalek::{Signature, Signer, SigningKey, Verifier, VerifyingKey};
 use serde_json::Value;
 
-use super::error::{CryptoResult, data, invalid_access, not_supported};
+use super::error::{CryptoResult, data, invalid_access, no_such_export, not_supported};
 use super::key::{Key, KeyAlgorithm, KeyType, Material};
 use super::params::{Usage, check_usages, intersect};
 use super::{Exported, Format, Generated, Import, jwk};
@@ -130,17 +130,7 @@ pub fn export(format: Format, key: &Key) -> CryptoResult<Exported> {
     let Material::Ed25519(material) = &key.material else {
         return Err(invalid_access("Not an Ed25519 key"));
     };
-    let wrong = || {
-        invalid_access(format!(
-            "An Ed25519 {} key cannot be exported as {}",
-            if key.kind == KeyType::Public {
-                "public"
-            } else {
-                "private"
-            },
-            format.name()
-        ))
-    };
+    let wrong = || no_such_export("Ed25519", key.kind == KeyType::Public, format.name());
     match (format, material) {
         (Format::Raw, EdKey::Public(public)) => Ok(Exported::Bytes(public.to_bytes().to_vec())),
         (Format::Spki, EdKey::Public(public)) => Ok(Exported::Bytes(

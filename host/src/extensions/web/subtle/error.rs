@@ -100,3 +100,12 @@ pub fn type_error(message: impl Into<String>) -> CryptoError {
 
 /// A subtle operation's result.
 pub type CryptoResult<T> = Result<T, CryptoError>;
+
+/// The `NotSupportedError` Node gives for exporting a key in a format its type does not have
+/// (`Unable to export ECDSA private key using raw format`).
+pub fn no_such_export(algorithm: &str, public: bool, format: &str) -> CryptoError {
+    not_supported(format!(
+        "Unable to export {algorithm} {} key using {format} format",
+        if public { "public" } else { "private" }
+    ))
+}

@@ -11,10 +11,6 @@ use super::params::Usage;
 /// The members of a JWK earshot reads (subtle.js converted each to a string, `ext` to a boolean
 /// and `key_ops` to a list of strings).
 #[derive(Debug, Clone, Default, Deserialize)]
-#[allow(
-    dead_code,
-    reason = "the EC and RSA members are read by ECDSA and RSA, not built yet"
-)]
 pub struct Jwk {
     /// Key type: `oct`, `EC`, `OKP`, `RSA`.
     pub kty: Option<String>,

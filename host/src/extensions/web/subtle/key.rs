@@ -6,9 +6,11 @@ use boa_engine::{Finalize, JsData, JsValue, Trace};
 use serde::Serialize;
 use zeroize::Zeroizing;
 
+use super::ecdsa::EcKey;
 use super::ed25519::EdKey;
 use super::error::{CryptoResult, invalid_access, type_error};
 use super::params::{Hash, Usage};
+use super::rsa::RsaKey;
 
 /// A key's type (`CryptoKey.type`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -61,6 +63,10 @@ pub enum Material {
     Secret(Zeroizing<Vec<u8>>),
     /// An Ed25519 key.
     Ed25519(EdKey),
+    /// An ECDSA key (P-256 or P-384).
+    Ecdsa(EcKey),
+    /// An RSA key (RSASSA-PKCS1-v1_5 or RSA-PSS).
+    Rsa(RsaKey),
 }
 
 /// A whole key.

@@ -9,6 +9,7 @@
 
 mod aes;
 mod blocking;
+mod ecdsa;
 mod ed25519;
 mod error;
 mod hmac;
@@ -16,6 +17,7 @@ mod jwk;
 mod kdf;
 mod key;
 mod params;
+mod rsa;
 
 use boa_engine::object::builtins::JsArray;
 use boa_engine::object::{JsObject, ObjectInitializer};
@@ -144,6 +146,8 @@ enum Family {
     Aes,
     Kdf,
     Ed25519,
+    Ecdsa,
+    Rsa,
 }
 
 fn family(name: &str) -> CryptoResult<Family> {
@@ -152,6 +156,8 @@ fn family(name: &str) -> CryptoResult<Family> {
         "AES-GCM" | "AES-CBC" => Family::Aes,
         "PBKDF2" | "HKDF" => Family::Kdf,
         "Ed25519" => Family::Ed25519,
+        "ECDSA" => Family::Ecdsa,
+        "RSASSA-PKCS1-v1_5" | "RSA-PSS" => Family::Rsa,
         other => {
             return Err(not_supported(format!(
                 "Unrecognized algorithm name {other}"
@@ -214,6 +220,8 @@ fn import_key(_: &JsValue, args: &[JsValue], context: &mut Context) -> JsResult<
             Family::Aes => aes::import(&import)?,
             Family::Kdf => kdf::import(&import)?,
             Family::Ed25519 => ed25519::import(&import)?,
+            Family::Ecdsa => ecdsa::import(&import)?,
+            Family::Rsa => rsa::import(&import)?,
         };
         if matches!(key.kind, KeyType::Secret | KeyType::Private) && key.usages.is_empty() {
             return Err(syntax(format!(
@@ -248,6 +256,8 @@ fn export_key(_: &JsValue, args: &[JsValue], context: &mut Context) -> JsResult<
                 key.algorithm.name
             ))),
             Family::Ed25519 => ed25519::export(format, key),
+            Family::Ecdsa => ecdsa::export(format, key),
+            Family::Rsa => rsa::export(format, key),
         }
     })();
     match settle(result, context)? {
@@ -271,6 +281,8 @@ fn generate_key(_: &JsValue, args: &[JsValue], context: &mut Context) -> JsResul
                 Family::Hmac => hmac::generate(&params, extractable, &usages)?,
                 Family::Aes => aes::generate(&params, extractable, &usages)?,
                 Family::Ed25519 => ed25519::generate(extractable, &usages)?,
+                Family::Ecdsa => ecdsa::generate(&params, extractable, &usages)?,
+                Family::Rsa => rsa::generate(&params, extractable, &usages)?,
                 Family::Kdf => {
                     return Err(not_supported(format!(
                         "{} keys are imported, not generated",
@@ -317,6 +329,8 @@ fn sign(_: &JsValue, args: &[JsValue], context: &mut Context) -> JsResult<JsValu
         match family(&params.name)? {
             Family::Hmac => hmac::sign(key, &data),
             Family::Ed25519 => ed25519::sign(key, &data),
+            Family::Ecdsa => ecdsa::sign(&params, key, &data),
+            Family::Rsa => rsa::sign(&params, key, &data),
             _ => Err(not_supported(format!("{} does not sign", params.name))),
         }
     })();
@@ -337,6 +351,8 @@ fn verify(_: &JsValue, args: &[JsValue], context: &mut Context) -> JsResult<JsVa
         match family(&params.name)? {
             Family::Hmac => hmac::verify(key, &signature, &data),
             Family::Ed25519 => ed25519::verify(key, &signature, &data),
+            Family::Ecdsa => ecdsa::verify(&params, key, &signature, &data),
+            Family::Rsa => rsa::verify(&params, key, &signature, &data),
             _ => Err(not_supported(format!("{} does not verify", params.name))),
         }
     })();

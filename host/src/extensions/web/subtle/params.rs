@@ -10,10 +10,6 @@ use super::error::{CryptoResult, syntax, type_error};
 /// as arguments of their own, not here.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(rename_all = "camelCase")]
-#[allow(
-    dead_code,
-    reason = "the curve and RSA fields are read by ECDSA and RSA, not built yet"
-)]
 pub struct Params {
     /// The canonical name (`HMAC`, `AES-GCM`, `RSA-PSS`, ...).
     pub name: String,
@@ -71,28 +67,7 @@ pub enum Hash {
     Sha512,
 }
 
-#[allow(dead_code, reason = "used by ECDSA and RSA, not built yet")]
 impl Hash {
-    /// The canonical name.
-    pub fn name(self) -> &'static str {
-        match self {
-            Hash::Sha1 => "SHA-1",
-            Hash::Sha256 => "SHA-256",
-            Hash::Sha384 => "SHA-384",
-            Hash::Sha512 => "SHA-512",
-        }
-    }
-
-    /// The digest's size in bytes.
-    pub fn size(self) -> usize {
-        match self {
-            Hash::Sha1 => 20,
-            Hash::Sha256 => 32,
-            Hash::Sha384 => 48,
-            Hash::Sha512 => 64,
-        }
-    }
-
     /// The number in JWK `alg` names (`HS256`, `RS1`, `PS512`).
     pub fn jwk_suffix(self) -> &'static str {
         match self {

@@ -1,8 +1,9 @@
 //! The frictions of a first day, as a user meets them at the command line: `mcp add` checks
 //! before it writes and refuses a name it would overwrite, says how to run a project's own
 //! script, deny and ask rules can be committed with `-s project` (never allow), writing a rule
-//! outside any project creates nothing, `permissions check` shows the read-only verdict, and
-//! `trust` takes several names.
+//! outside any project creates nothing, `permissions check` shows the read-only verdict,
+//! `trust` takes several names, `mcp get` has no empty header, a server's read-only claim is shown
+//! apart from the verdict, and `npx` without `-y` is named when a server never answers.
 
 use serde_json::json;
 
@@ -234,5 +235,83 @@ fn hints_name_the_project_through_mcp_serve_and_the_cwd_form_when_a_script_does_
                 "\"tools/notes_server.py\" is in the project, but server \"notes\" starts in"
             ),
         "{said}"
+    );
+}
+
+#[test]
+fn mcp_get_starts_with_the_servers_name_and_a_claimed_read_only_hint_is_shown_apart() {
+    let sandbox = Sandbox::new();
+    sandbox.user_settings(json!({
+        "mcpServers": {"clock": crate::common::fixture_server("clock.py", &[])}
+    }));
+    let (code, stdout, stderr) = sandbox.run(&["mcp", "get", "clock"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(stdout.lines().next(), Some("clock"), "{stdout}");
+    assert!(
+        stdout.contains("echo  claims read-only (not believed)"),
+        "{stdout}"
+    );
+    // An MCP server's readOnlyHint is never believed: --json says so in its own field, and the
+    // tool is not read-only.
+    let (code, stdout, stderr) = sandbox.run(&["tools", "list", "--json"]);
+    assert_eq!(code, 0, "{stderr}");
+    let listed: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    let echo = listed["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|tool| tool["name"] == "clock__echo")
+        .unwrap_or_else(|| panic!("no clock__echo in {stdout}"));
+    assert_eq!(
+        (&echo["read_only"], &echo["claims_read_only"]),
+        (&json!(false), &json!(true))
+    );
+}
+
+/// `npx` without `-y` asks "Ok to proceed?" before installing, and no one answers: the start
+/// failure says so. A stand-in `npx` that asks and waits, as the real one does offline.
+#[test]
+fn a_server_run_by_npx_without_yes_that_never_answers_is_explained() {
+    let sandbox = Sandbox::new();
+    let npx = sandbox.dir.path().join("bin/npx");
+    std::fs::create_dir_all(npx.parent().unwrap()).unwrap();
+    std::fs::write(
+        &npx,
+        "#!/bin/sh\nprintf 'Need to install the following packages:\\n  some-server\\nOk to proceed? (y) ' >&2\nsleep 30\n",
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&npx, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let npx = npx.display().to_string();
+    sandbox.user_settings(json!({
+        "mcp": {"startupTimeoutSeconds": 1},
+        "mcpServers": {
+            "asks": {"command": npx, "args": ["some-server"]},
+            "yes": {"command": npx, "args": ["-y", "some-server"]}
+        }
+    }));
+    let (code, stdout, stderr) = sandbox.run(&["mcp", "list", "--json"]);
+    assert_eq!(code, 0, "{stderr}");
+    let listed: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    let reason = |name: &str| {
+        listed["servers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|server| server["name"] == name)
+            .map(|server| server.to_string())
+            .unwrap_or_default()
+    };
+    let asks = reason("asks");
+    assert!(
+        asks.contains("did not answer initialize")
+            && asks.contains("`npx` without `-y` waits on a question")
+            && asks.contains("add `-y` to its args"),
+        "{asks}"
+    );
+    let yes = reason("yes");
+    assert!(
+        yes.contains("did not answer initialize") && !yes.contains("without `-y`"),
+        "{yes}"
     );
 }

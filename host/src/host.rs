@@ -838,14 +838,19 @@ impl Host {
             .clone();
         let found = index.search(query, limit);
         let mut surfaced = self.surfaced.lock().unwrap_or_else(|p| p.into_inner());
-        let results: Vec<ModelTool> = found
+        let results: Vec<Value> = found
             .iter()
             .filter_map(|name| registry.find(name))
             .map(|tool| {
                 if surfaced.insert(tool.id.namespaced()) {
                     self.listing_version.fetch_add(1, Ordering::SeqCst);
                 }
-                model_tool(tool)
+                // Every result is an MCP tool, whose readOnlyHint the gate never believes: the
+                // model reads the verdict, and the claim apart (as `tools list --json` shows it).
+                let mut shown = serde_json::to_value(model_tool(tool)).expect("JSON");
+                shown["read_only"] = Value::Bool(false);
+                shown["claims_read_only"] = Value::Bool(tool.read_only);
+                shown
             })
             .collect();
         let output = if results.is_empty() {

@@ -54,7 +54,7 @@ fn a_tool_that_is_not_read_only_goes_through_the_gate() {
         .call("hostile__echo", "{}", &NonInteractivePrompter)
         .expect_err("needs approval");
     assert!(
-        matches!(&denied, CallError::Denied(reason) if reason.contains("run `earshot permissions allow 'Plugin(hostile__echo)'`")),
+        matches!(&denied, CallError::Denied(reason) if reason.contains("run `earshot permissions allow 'Plugin(hostile__echo)'")),
         "{denied}"
     );
 

@@ -94,7 +94,7 @@ fn the_trust_digest_covers_the_twin_and_a_real_js_file_appearing_lapses_it() {
     );
     assert_eq!(
         state(&sandbox, "main"),
-        "changed since you trusted it (new `lib/util.js`, removed `lib/util.ts`); review it, then run `earshot extensions trust main`"
+        "changed since you trusted it (new `lib/util.js`, without `lib/util.ts`); review it, then run `earshot extensions trust main`"
     );
 }
 

@@ -315,3 +315,122 @@ fn a_server_run_by_npx_without_yes_that_never_answers_is_explained() {
         "{yes}"
     );
 }
+
+/// `tool_search` shows the model an MCP tool's read-only claim apart from the verdict, as `tools
+/// list --json` does; and a denial's hint names the project exactly when the command would
+/// otherwise run for another folder.
+#[test]
+fn tool_search_shows_the_claim_apart_and_a_denial_names_the_project_only_from_outside_it() {
+    let sandbox = Sandbox::new();
+    sandbox.user_settings(json!({
+        "mcpServers": {"clock": crate::common::fixture_server("clock.py", &[])}
+    }));
+    let (code, stdout, stderr) =
+        sandbox.run(&["tools", "call", "tool_search", r#"{"query": "echo text"}"#]);
+    assert_eq!(code, 0, "{stderr}");
+    let found: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    let echo = found["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|tool| tool["name"] == "clock__echo")
+        .unwrap_or_else(|| panic!("no clock__echo in {stdout}"));
+    assert_eq!(
+        (&echo["read_only"], &echo["claims_read_only"]),
+        (&json!(false), &json!(true))
+    );
+
+    let call = |dir: &std::path::Path| {
+        let output = sandbox
+            .earshot()
+            .current_dir(dir)
+            .args(["tools", "call", "clock__echo", r#"{"text": "x"}"#])
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(3));
+        String::from_utf8_lossy(&output.stderr).into_owned()
+    };
+    let outside = call(sandbox.dir.path());
+    assert!(
+        outside.contains(&format!(
+            "earshot permissions allow 'Mcp(clock__echo)' --project '{}'",
+            sandbox.project().display()
+        )),
+        "{outside}"
+    );
+    let inside = call(&sandbox.project());
+    assert!(
+        inside.contains("earshot permissions allow 'Mcp(clock__echo)'`"),
+        "{inside}"
+    );
+}
+
+/// `mcp add -s project` refuses, before writing, a name the user's own settings already use
+/// (the project's entry would be ignored), and an empty command.
+#[test]
+fn mcp_add_refuses_a_project_entry_shadowed_by_the_users_own_and_an_empty_command() {
+    let sandbox = Sandbox::new();
+    sandbox.user_settings(json!({
+        "mcpServers": {"notes": {"command": "python3", "args": ["notes.py"]}}
+    }));
+    let (code, _, stderr) = sandbox.run(&[
+        "mcp", "add", "-s", "project", "notes", "--", "python3", "other.py",
+    ]);
+    assert_eq!(code, 1, "{stderr}");
+    assert!(
+        stderr.contains("define a server \"notes\", which is the one this project uses")
+            && stderr.contains("nothing was written"),
+        "{stderr}"
+    );
+    assert!(!sandbox.project().join(".earshot/settings.json").exists());
+    let (code, _, stderr) = sandbox.run(&["mcp", "add-json", "blank", r#"{"command": "  "}"#]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("its command is empty"), "{stderr}");
+    let (code, _, stderr) = sandbox.run(&["mcp", "add", "bad__name", "--", "python3", "x.py"]);
+    assert_eq!(code, 2, "{stderr}");
+}
+
+/// A misspelt `extensions.env`, or one that is not a list, is reported (extensions see less,
+/// never more), and a `mcp add -s local` record names what changed in the script it runs.
+#[test]
+fn extensions_env_mistakes_are_reported_and_a_written_record_names_what_changed() {
+    let sandbox = Sandbox::new();
+    sandbox.user_settings(json!({"extensions": {"Env": ["HOME"]}}));
+    let (_, _, stderr) = sandbox.run(&["tools", "list"]);
+    assert!(
+        stderr.contains("unknown key \"extensions.Env\" (did you mean \"env\"?)"),
+        "{stderr}"
+    );
+    sandbox.user_settings(json!({"extensions": {"env": "HOME"}}));
+    let (_, _, stderr) = sandbox.run(&["tools", "list"]);
+    assert!(
+        stderr.contains("extensions see no environment variables"),
+        "{stderr}"
+    );
+
+    sandbox.user_settings(json!({}));
+    sandbox.write(
+        "tools/notes_server.py",
+        std::fs::read(crate::common::mcp_fixture("env_dump.py")).unwrap(),
+    );
+    let (code, _, stderr) = sandbox.run(&[
+        "mcp",
+        "add",
+        "--cwd",
+        "${EARSHOT_PROJECT_DIR}",
+        "notes",
+        "--",
+        "python3",
+        "tools/notes_server.py",
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    sandbox.write(
+        "tools/notes_server.py",
+        sandbox.read("tools/notes_server.py") + "\n# changed\n",
+    );
+    let (_, stdout, _) = sandbox.run(&["mcp", "list"]);
+    assert!(
+        stdout.contains("changed since you trusted it (`tools/notes_server.py`)"),
+        "{stdout}"
+    );
+}

@@ -367,7 +367,10 @@ fn a_denied_or_allowed_call_never_reaches_the_prompter() {
 
 #[test]
 fn the_non_interactive_prompter_denies_and_names_the_command_that_allows() {
-    let (_dir, gate, _) = gate_for("", "", "");
+    // The tests run in host/, outside the project: the command names the project, or run as
+    // shown it would write into whatever project the folder it runs in belongs to.
+    let (dir, gate, _) = gate_for("", "", "");
+    let root = dir.path().join("project");
     let outcome = block_on(gate.authorize(
         &ToolRequest {
             tool: &mcp("github", "create_issue"),
@@ -379,9 +382,10 @@ fn the_non_interactive_prompter_denies_and_names_the_command_that_allows() {
     ));
     assert_eq!(
         outcome,
-        Outcome::Denied(
-            "github__create_issue needs approval and there is no terminal to ask on; to allow it, run `earshot permissions allow 'Mcp(github__create_issue)'`".into()
-        )
+        Outcome::Denied(format!(
+            "github__create_issue needs approval and there is no terminal to ask on; to allow it, run `earshot permissions allow 'Mcp(github__create_issue)' --project '{}'`",
+            root.display()
+        ))
     );
 }
 

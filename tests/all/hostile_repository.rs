@@ -75,7 +75,7 @@ fn a_shipped_local_file_grants_nothing_and_starts_nothing_with_or_without_git() 
             "{setup}: denied, not allowed by the shipped rule: {stderr}"
         );
         assert!(
-            stderr.contains("run `earshot permissions allow 'Mcp(mine__env)'`"),
+            stderr.contains("run `earshot permissions allow 'Mcp(mine__env)'"),
             "{setup}: {stderr}"
         );
         // The shipped server never started; the user's own did.

@@ -187,6 +187,32 @@ fn check_before_writing(
         ))
         .code(exit::USAGE));
     }
+    if definition
+        .get("command")
+        .and_then(serde_json::Value::as_str)
+        .is_some_and(|command| command.trim().is_empty())
+    {
+        return Err(Failure::new(format!(
+            "server \"{name}\" was not added: its command is empty; nothing was written"
+        ))
+        .code(exit::USAGE));
+    }
+    let users_own = context
+        .settings
+        .file(Layer::User)
+        .filter(|_| layer == Layer::Project)
+        .filter(|file| {
+            file.get("mcpServers")
+                .and_then(|servers| servers.get(name))
+                .is_some()
+        });
+    if let Some(file) = users_own {
+        return Err(Failure::new(format!(
+            "your own settings ({}) define a server \"{name}\", which is the one this project uses: a project entry of that name would be ignored; nothing was written",
+            file.path.display()
+        ))
+        .hint("give the project's server another name"));
+    }
     let existing = context
         .settings
         .file(layer)
@@ -217,6 +243,7 @@ pub(crate) fn add(
         Failure::new(format!(
             "invalid server name \"{name}\": {error}; nothing was written"
         ))
+        .code(exit::USAGE)
     })?;
     if layer == Layer::Local && context.settings.local_file_refused() {
         return Err(Failure::new(
@@ -273,8 +300,14 @@ pub(crate) fn add(
         if let Some(why) = &digest.partial {
             output::warning_line(&format!("server \"{name}\"'s digest is partial: {why}"));
         }
-        record_written(&settings, SourceKind::Mcp, name, &digest.value)
-            .map_err(|error| Failure::new(error.to_string()))?;
+        record_written(
+            &settings,
+            SourceKind::Mcp,
+            name,
+            &digest.value,
+            Some(&digest.manifest),
+        )
+        .map_err(|error| Failure::new(error.to_string()))?;
     }
     output::say(&format!(
         "added server \"{name}\" to {} ({} settings)",

@@ -95,7 +95,8 @@ impl FetchFailure {
             };
             return FetchFailure {
                 message: if error.is_connect() {
-                    format!("connect {code} {target}")
+                    // Node writes an IPv6 address here without brackets (`::1:8799`).
+                    format!("connect {code} {address}:{port}")
                 } else {
                     format!("read {code}")
                 },

@@ -65,10 +65,19 @@ pub(crate) fn deny_naming_the_rule(
             "{target} needs approval and {why}; no rule names exactly this call (a rule for it would match more), so it can only be approved at a prompt"
         ));
     }
+    // The command names the project when asked to, or when it would otherwise run somewhere
+    // else: from a folder outside the project, `permissions allow` writes into that folder's
+    // project (or refuses), not this one.
+    let outside = |root: &std::path::Path| {
+        let root = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
+        !std::env::current_dir()
+            .and_then(|dir| dir.canonicalize())
+            .is_ok_and(|dir| dir.starts_with(&root))
+    };
     let project = prompt
         .local_settings()
         .and_then(|file| file.parent()?.parent())
-        .filter(|_| name_project)
+        .filter(|root| name_project || outside(root))
         .map(|root| {
             format!(
                 " --project {}",

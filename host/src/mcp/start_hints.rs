@@ -38,7 +38,7 @@ pub fn cwd_hint(name: &str, paths: &[String], start_dir: &Path) -> String {
         .collect::<Vec<_>>()
         .join(", ");
     format!(
-        "{named} is in the project, but server \"{name}\" starts in {} (your own servers never start in the project); to run the project's file, add it with `--cwd '${{{PROJECT_DIR_VARIABLE}}}'` (earshot mcp add --cwd '${{{PROJECT_DIR_VARIABLE}}}' {name} -- ...) or set \"cwd\": \"${{{PROJECT_DIR_VARIABLE}}}\" in its entry",
+        "{named} is in the project, but server \"{name}\" starts in {} (your own servers never start in the project); to run the project's file, add it with `--cwd '${{{PROJECT_DIR_VARIABLE}}}'` (earshot mcp add --force --cwd '${{{PROJECT_DIR_VARIABLE}}}' {name} -- ...) or set \"cwd\": \"${{{PROJECT_DIR_VARIABLE}}}\" in its entry",
         start_dir.display()
     )
 }

@@ -7,7 +7,7 @@ use serde_json::Value;
 
 use super::no_links::{NoLinkError, read_text_no_follow};
 use super::project::ProjectPaths;
-use super::shape::misspelt_keys;
+use super::shape::{extension_env_problems, misspelt_keys};
 use super::strict_json::{StrictJsonError, from_str_refusing_duplicates};
 
 /// Which settings file a value came from.
@@ -124,6 +124,16 @@ pub enum SettingsProblem {
         /// The file.
         path: PathBuf,
         /// What is wrong, e.g. `unknown key "permissions.Deny" (did you mean "deny"?)`.
+        what: String,
+    },
+    /// A setting that narrows what code can reach, written so that it cannot mean what it
+    /// says (`"extensions": {"Env": [...]}`, or `"env"` that is not a list of names). It grants
+    /// nothing either way, so allow rules stay; the line says what earshot does instead.
+    #[error("{path}: {what}")]
+    Unusable {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong and what earshot does with it.
         what: String,
     },
 }
@@ -275,6 +285,12 @@ fn load_file(
             Ok(value) => {
                 problems.extend(misspelt_keys(&value).into_iter().map(|what| {
                     SettingsProblem::Misspelt {
+                        path: path.clone(),
+                        what,
+                    }
+                }));
+                problems.extend(extension_env_problems(&value).into_iter().map(|what| {
+                    SettingsProblem::Unusable {
                         path: path.clone(),
                         what,
                     }

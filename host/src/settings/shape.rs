@@ -53,6 +53,32 @@ pub fn misspelt_keys(settings: &Value) -> Vec<String> {
     found
 }
 
+/// What is wrong with `extensions.env` (the environment variables extensions may see) in one
+/// settings file: a key that reads as `env` but is not, or a value that is not a list of names.
+/// Either way extensions see less, never more; the line says what they see.
+pub fn extension_env_problems(settings: &Value) -> Vec<String> {
+    let Some(Value::Object(extensions)) = settings.get("extensions") else {
+        return Vec::new();
+    };
+    let mut found = Vec::new();
+    for key in extensions.keys() {
+        if key != "env" && normalised(key).trim_end_matches("var") == "env" {
+            found.push(format!(
+                "unknown key \"extensions.{}\" (did you mean \"env\"?); it is ignored, so it narrows nothing",
+                shown(key)
+            ));
+        }
+    }
+    match extensions.get("env") {
+        None => {}
+        Some(Value::Array(names)) if names.iter().all(Value::is_string) => {}
+        Some(_) => found.push(
+            "\"extensions.env\" must be a list of variable names ([\"GITHUB_TOKEN\", ...]); as written, extensions see no environment variables".into(),
+        ),
+    }
+    found
+}
+
 /// Lower case, letters and digits only, one trailing `s` dropped: `Permissions_` → `permission`.
 fn normalised(key: &str) -> String {
     let lower: String = key
@@ -109,6 +135,12 @@ mod tests {
             1
         );
         assert!(misspelt_keys(&json!({"mcpServers": {}, "trust": {}, "mcp": {}})).is_empty());
+        use super::extension_env_problems as env;
+        assert!(env(&json!({"extensions": {"env": ["A"]}})).is_empty());
+        assert!(env(&json!({"extensions": {"Env": ["A"]}}))[0].contains("did you mean \"env\""));
+        assert!(env(&json!({"extensions": {"ENV_VARS": ["A"]}}))[0].contains("ignored"));
+        assert!(env(&json!({"extensions": {"env": "A"}}))[0].contains("see no environment"));
+        assert!(env(&json!({"extensions": {"env": [1]}}))[0].contains("list of variable names"));
         for typo in ["permisions", "premissions", "permssions", "Permisions"] {
             assert_eq!(
                 misspelt_keys(&json!({typo: {"deny": []}})).len(),

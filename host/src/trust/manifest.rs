@@ -42,7 +42,8 @@ impl Manifest {
     }
 
     /// The parts of `self` (now) that differ from `then` (when trusted), as one would say them:
-    /// `` `lib/util.ts` ``, `` new `lib/x.ts` ``, `` removed `old.ts` ``, `its definition`; in
+    /// `` `lib/util.ts` ``, `` new `lib/x.ts` ``, `` without `old.ts` `` (no longer part of it: gone,
+    /// or no longer imported), `its definition`; in
     /// path order, the definition first.
     pub fn changes_since(&self, then: &Manifest) -> Vec<String> {
         let shown = |part: &str| {
@@ -62,7 +63,7 @@ impl Manifest {
         }
         for part in then.parts.keys() {
             if !self.parts.contains_key(part) {
-                changes.push(format!("removed {}", shown(part)));
+                changes.push(format!("without {}", shown(part)));
             }
         }
         changes
@@ -107,7 +108,7 @@ pub(super) fn signed_manifest_text(digest: &str, manifest: &Manifest) -> String 
 }
 
 /// The changes of [`Manifest::changes_since`] in one phrase: at most three named, then how
-/// many more (`` `a`, new `b`, removed `c` and 2 more ``).
+/// many more (`` `a`, new `b`, without `c` and 2 more ``).
 pub(super) fn describe_changes(changes: &[String]) -> String {
     let named = changes[..changes.len().min(NAMED_AT_MOST)].join(", ");
     match changes.len().saturating_sub(NAMED_AT_MOST) {
@@ -134,7 +135,7 @@ mod tests {
         let now = manifest(&[("a.ts", "1"), ("b.ts", "9"), ("c.ts", "4")]);
         assert_eq!(
             now.changes_since(&then),
-            ["`b.ts`", "new `c.ts`", "removed `old.ts`"]
+            ["`b.ts`", "new `c.ts`", "without `old.ts`"]
         );
         let defined = manifest(&[(DEFINITION_PART, "1"), ("srv.py", "2")]);
         let mut edited = defined.clone();

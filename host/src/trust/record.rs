@@ -292,23 +292,42 @@ pub fn record_trust_parts(
 ) -> Result<(), RecordError> {
     let kind = kind.into();
     let mut record = signed_record(settings, kind.noun(), name, Some(digest))?;
-    if let (Some(manifest), Value::Object(fields)) = (manifest, &mut record) {
-        let project = usable_local_file(settings)?;
-        let config_dir = settings
-            .user_config_dir
-            .as_deref()
-            .ok_or(TrustError::NoConfigDir)?;
-        let key = TrustKey::load_or_create(config_dir)?;
-        let signature = key.sign(
-            &project.root,
-            kind.noun(),
-            name,
-            &signed_manifest_text(digest, manifest),
-        );
+    if let Some(manifest) = manifest {
+        add_manifest(settings, kind.noun(), name, digest, manifest, &mut record)?;
+    }
+    store_record(settings, kind, name, record)
+}
+
+/// Adds `manifest` (what `digest` is made of) to `record`, signed over `digest` with the user's
+/// key, so that a later change is named part by part.
+///
+/// # Errors
+/// A [`RecordError`] when the key cannot be used.
+pub(super) fn add_manifest(
+    settings: &Settings,
+    kind: &str,
+    name: &str,
+    digest: &str,
+    manifest: &Manifest,
+    record: &mut Value,
+) -> Result<(), RecordError> {
+    let project = usable_local_file(settings)?;
+    let config_dir = settings
+        .user_config_dir
+        .as_deref()
+        .ok_or(TrustError::NoConfigDir)?;
+    let key = TrustKey::load_or_create(config_dir)?;
+    let signature = key.sign(
+        &project.root,
+        kind,
+        name,
+        &signed_manifest_text(digest, manifest),
+    );
+    if let Value::Object(fields) = record {
         fields.insert("files".into(), manifest.to_json());
         fields.insert("files_signature".into(), signature.into());
     }
-    store_record(settings, kind, name, record)
+    Ok(())
 }
 
 /// Writes `record` as `trust.<kind>.<name>` in the local file, refusing (and changing nothing)

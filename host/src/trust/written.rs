@@ -13,8 +13,9 @@ use serde_json::Value;
 use crate::names::SourceKind;
 use crate::settings::{Layer, Settings};
 
+use super::Manifest;
 use super::key::TrustKey;
-use super::record::{RecordError, signed_record, store_record};
+use super::record::{RecordError, add_manifest, signed_record, store_record};
 
 /// The kind the `written` signature is made over.
 fn written_kind(kind: SourceKind) -> String {
@@ -22,7 +23,8 @@ fn written_kind(kind: SourceKind) -> String {
 }
 
 /// Records that earshot wrote `kind`/`name` for the user as it is now (`digest`): a trust record
-/// (it starts) that also proves earshot wrote it (see [`written_by_earshot`]).
+/// (it starts) that also proves earshot wrote it (see [`written_by_earshot`]). `manifest`, what
+/// the digest is made of, lets a later change be named part by part.
 ///
 /// # Errors
 /// A [`RecordError`] when the key or the local file cannot be used.
@@ -31,8 +33,19 @@ pub fn record_written(
     kind: SourceKind,
     name: &str,
     digest: &str,
+    manifest: Option<&Manifest>,
 ) -> Result<(), RecordError> {
     let mut record = signed_record(settings, kind.cli_noun(), name, Some(digest))?;
+    if let Some(manifest) = manifest {
+        add_manifest(
+            settings,
+            kind.cli_noun(),
+            name,
+            digest,
+            manifest,
+            &mut record,
+        )?;
+    }
     let written = signed_record(settings, &written_kind(kind), name, Some(digest))?;
     if let (Some(record), Some(signature)) = (record.as_object_mut(), written.get("signature")) {
         record.insert("written".into(), signature.clone());

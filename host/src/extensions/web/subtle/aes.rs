@@ -165,6 +165,8 @@ macro_rules! gcm_sizes {
             (16, 120) => seal::<$aes, U16, U15>($secret, $iv, $aad, $input, $enc),
             (16, 128) => seal::<$aes, U16, U16>($secret, $iv, $aad, $input, $enc),
             (0, _) => Err(operation("The IV cannot be empty")),
+            // Node 22 refuses an IV shorter than 96 bits as an OperationError.
+            (1..12, _) => Err(operation("AES-GCM IVs shorter than 12 bytes are refused")),
             (_, 32 | 64) => Err(not_supported(
                 "AES-GCM tags of 32 or 64 bits are not offered",
             )),

@@ -1,7 +1,9 @@
-//! Work that can take long (RSA key generation, PBKDF2 with many iterations) runs on a small
-//! pool of threads of its own, one per core: the extension's JS thread goes on with its job loop
-//! (which the pool wakes when a result is ready), so its call's time limit still applies and a
-//! hundred derivations at once queue instead of starting a hundred threads.
+//! Work that can take long (RSA key generation, PBKDF2 with many iterations) runs on threads of
+//! its own: the extension's JS thread goes on with its job loop (which the pool wakes when a
+//! result is ready), so its call's time limit still applies. A job whose call timed out still
+//! runs to its end (as in Node's thread pool), so each job gets a thread of its own, up to
+//! [`MAX_JOBS`] at once: a derivation abandoned by one call, or by one extension, never holds up
+//! another's. Past that many, jobs queue.
 
 use std::sync::OnceLock;
 
@@ -10,13 +12,16 @@ use boa_engine::{Context, JsNativeError, JsResult, JsValue};
 
 use super::error::CryptoResult;
 
-/// The pool: a tokio runtime used only for its blocking threads.
+/// The most crypto jobs that run at once in one process; more queue.
+pub const MAX_JOBS: usize = 64;
+
+/// The pool: a tokio runtime used only for its blocking threads, which it starts as jobs come
+/// (and ends when idle).
 fn pool() -> Option<&'static tokio::runtime::Runtime> {
     static POOL: OnceLock<Option<tokio::runtime::Runtime>> = OnceLock::new();
     POOL.get_or_init(|| {
-        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
         tokio::runtime::Builder::new_current_thread()
-            .max_blocking_threads(cores)
+            .max_blocking_threads(MAX_JOBS)
             .thread_name("earshot-crypto")
             .build()
             .ok()

@@ -118,8 +118,18 @@ pub fn decode(value: &Option<String>, name: &str) -> CryptoResult<Vec<u8>> {
     let text = value
         .as_deref()
         .ok_or_else(|| data(format!("JWK member \"{name}\" is missing")))?;
+    // Node takes the standard alphabet's `+` and `/` too; so does earshot.
+    let text: String = text
+        .trim_end_matches('=')
+        .chars()
+        .map(|c| match c {
+            '+' => '-',
+            '/' => '_',
+            other => other,
+        })
+        .collect();
     URL_SAFE_NO_PAD
-        .decode(text.trim_end_matches('='))
+        .decode(text)
         .map_err(|_| data(format!("JWK member \"{name}\" is not base64url")))
 }
 

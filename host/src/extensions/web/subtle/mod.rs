@@ -246,10 +246,17 @@ fn export_key(_: &JsValue, args: &[JsValue], context: &mut Context) -> JsResult<
         let format = Format::parse(&format)?;
         let handle = handle.borrow();
         let key = &handle.data().key;
+        let family = family(&key.algorithm.name)?;
+        if family == Family::Kdf {
+            return Err(not_supported(format!(
+                "{} keys cannot be exported",
+                key.algorithm.name
+            )));
+        }
         if !key.extractable {
             return Err(error::invalid_access("The key is not extractable"));
         }
-        match family(&key.algorithm.name)? {
+        match family {
             Family::Hmac | Family::Aes => hmac::export_secret(format, key),
             Family::Kdf => Err(not_supported(format!(
                 "{} keys cannot be exported",

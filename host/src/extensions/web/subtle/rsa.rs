@@ -270,6 +270,30 @@ pub fn export(format: Format, key: &Key) -> CryptoResult<Exported> {
     }
 }
 
+/// The public exponent to generate with: odd, at least 3 and at most 32 bits, as OpenSSL (and so
+/// Node) takes it. Any other would never make a key: the `rsa` crate searches for primes
+/// forever when the exponent is even.
+///
+/// # Errors
+/// An `OperationError` naming the exponent.
+fn public_exponent(bytes: &[u8]) -> CryptoResult<BoxedUint> {
+    let significant: &[u8] = match bytes.iter().position(|byte| *byte != 0) {
+        Some(first) => &bytes[first..],
+        None => &[],
+    };
+    let value = (significant.len() <= 4).then(|| {
+        significant
+            .iter()
+            .fold(0u64, |value, byte| (value << 8) | u64::from(*byte))
+    });
+    match value {
+        Some(value) if value >= 3 && value % 2 == 1 => Ok(BoxedUint::from(value)),
+        _ => Err(operation(format!(
+            "publicExponent {bytes:?} cannot make an RSA key: it must be odd, at least 3 and at most 32 bits (65537 is [1, 0, 1])"
+        ))),
+    }
+}
+
 /// generateKey for RSA: a pair of `modulusLength` bits with `publicExponent` (the public key
 /// always extractable).
 ///
@@ -288,8 +312,7 @@ pub fn generate(params: &Params, extractable: bool, usages: &[Usage]) -> CryptoR
             MODULUS_BITS.end()
         )));
     }
-    let exponent = params.public_exponent.clone().unwrap_or_default();
-    let exponent = BoxedUint::from_be_slice_vartime(&exponent);
+    let exponent = public_exponent(params.public_exponent.as_deref().unwrap_or_default())?;
     let private = PrivateKey::new_with_exp(&mut OsRandom, bits, exponent)
         .map_err(|error| operation(format!("could not generate the key: {error}")))?;
     let public = private.to_public_key();

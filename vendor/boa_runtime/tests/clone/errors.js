@@ -1,0 +1,3 @@
+assertThrows(() => {
+  structuredClone(() => {});
+});

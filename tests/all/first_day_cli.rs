@@ -322,8 +322,12 @@ fn a_server_run_by_npx_without_yes_that_never_answers_is_explained() {
 #[test]
 fn tool_search_shows_the_claim_apart_and_a_denial_names_the_project_only_from_outside_it() {
     let sandbox = Sandbox::new();
+    // Past 25 MCP tools, the model finds the rest through tool_search.
     sandbox.user_settings(json!({
-        "mcpServers": {"clock": crate::common::fixture_server("clock.py", &[])}
+        "mcpServers": {
+            "clock": crate::common::fixture_server("clock.py", &[]),
+            "many": crate::common::fixture_server("thirty_tools.py", &["--count", "30"])
+        }
     }));
     let (code, stdout, stderr) =
         sandbox.run(&["tools", "call", "tool_search", r#"{"query": "echo text"}"#]);

@@ -17,10 +17,15 @@ const CASES: &str = r#"(async () => {
   out.length = Array.fromAsync.length;
   try { await Array.fromAsync([1], 5); out.badMap = "no error"; } catch (e) { out.badMap = e.constructor.name; }
   try { await Array.fromAsync(null); out.nullItems = "no error"; } catch (e) { out.nullItems = e.constructor.name; }
-  for (const [key, value] of [["fn", () => 1], ["symbol", Symbol("s")], ["nested", { f() {} }]]) {
+  for (const [key, value] of [["fn", () => 1], ["symbol", Symbol("s")], ["nested", { f() {} }],
+      ["weakMap", new WeakMap()], ["weakSetInArray", [1, new WeakSet()]], ["promiseInMap", new Map([["p", Promise.resolve(1)]])],
+      ["weakRefInSet", new Set([new WeakRef({})])]]) {
     try { structuredClone(value); out[key] = "cloned"; }
-    catch (e) { out[key] = [e instanceof DOMException, e.name, e.code]; }
+    catch (e) { out[key] = [e instanceof DOMException, e.name, e.code, e.message]; }
   }
+  const cyclic = { list: [1, 2] }; cyclic.self = cyclic;
+  const copy = structuredClone(cyclic);
+  out.cyclic = [copy.self === copy, copy !== cyclic, copy.list];
   out.plain = structuredClone({ a: [1, { b: 2 }] });
   return out;
 })()"#;
@@ -35,7 +40,21 @@ fn array_from_async_and_data_clone_error_behave_as_in_node() {
     assert!(!output.is_error, "{}", output.output);
     let ours: serde_json::Value = serde_json::from_str(&output.output).unwrap();
     assert_eq!(ours["asyncIterable"], json!([1, 2, 3]), "{ours}");
-    assert_eq!(ours["fn"], json!([true, "DataCloneError", 25]), "{ours}");
+    assert_eq!(
+        ours["fn"],
+        json!([true, "DataCloneError", 25, "() => 1 could not be cloned."]),
+        "{ours}"
+    );
+    assert_eq!(
+        ours["weakMap"],
+        json!([
+            true,
+            "DataCloneError",
+            25,
+            "#<WeakMap> could not be cloned."
+        ]),
+        "{ours}"
+    );
     let Some(node) = node22() else { return };
     let theirs = node_json(
         &node,

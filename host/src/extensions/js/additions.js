@@ -48,8 +48,35 @@
       if (typeof value === "symbol") return value.toString();
       return "#<Object>";
     };
+    // Kinds Boa's clone turns into `{}` where the HTML standard (and Node) refuse them.
+    const refused = [globalThis.WeakMap, globalThis.WeakSet, globalThis.WeakRef,
+      globalThis.FinalizationRegistry, globalThis.Promise].filter((type) => typeof type === "function");
+    const refuseUncloneable = (root) => {
+      const seen = new Set();
+      const pending = [root];
+      while (pending.length > 0) {
+        const value = pending.pop();
+        // Node names the value that cannot be cloned, wherever it is.
+        if (typeof value === "function" || typeof value === "symbol") {
+          throw new DOMException(`${shown(value)} could not be cloned.`, "DataCloneError");
+        }
+        if (value === null || typeof value !== "object" || seen.has(value)) continue;
+        seen.add(value);
+        for (const type of refused) {
+          if (value instanceof type) throw new DOMException(`#<${type.name}> could not be cloned.`, "DataCloneError");
+        }
+        if (value instanceof Map) {
+          for (const [key, item] of value) pending.push(key, item);
+        } else if (value instanceof Set) {
+          for (const item of value) pending.push(item);
+        } else if (!ArrayBuffer.isView(value) && !(value instanceof ArrayBuffer)) {
+          for (const key of Object.keys(value)) pending.push(value[key]);
+        }
+      }
+    };
     const structuredClone = function structuredClone(value, options = undefined) {
       if (arguments.length < 1) throw new TypeError('The "value" argument must be specified');
+      refuseUncloneable(value);
       try {
         return clone(value, options);
       } catch (error) {

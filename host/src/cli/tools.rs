@@ -191,7 +191,13 @@ async fn surface(host: &Host, query: &str) -> Result<(), Failure> {
                 .map(str::to_string)
         })
         .collect();
-    output::note(&format!("tool_search surfaced: {}", names.join(", ")));
+    if names.is_empty() {
+        output::note(
+            "tool_search surfaced nothing for those words (a tool named exactly is called without a search)",
+        );
+    } else {
+        output::note(&format!("tool_search surfaced: {}", names.join(", ")));
+    }
     Ok(())
 }
 

@@ -104,6 +104,22 @@ pub struct ModelTool {
     pub output_schema: Option<Value>,
 }
 
+impl ModelTool {
+    /// The tool as JSON for a reader (`tools list --json`, `tool_search`'s results):
+    /// `read_only` is what the gate believes, so an MCP tool's readOnlyHint (never believed) is
+    /// shown apart, as `claims_read_only`.
+    pub(crate) fn to_shown_json(&self) -> Value {
+        let mut value = serde_json::to_value(self).unwrap_or_else(|_| json!({"name": self.name}));
+        if self.kind == Some(SourceKind::Mcp)
+            && let Some(object) = value.as_object_mut()
+        {
+            object.insert("read_only".into(), false.into());
+            object.insert("claims_read_only".into(), self.read_only.into());
+        }
+        value
+    }
+}
+
 /// Builds a [`Host`]: the settings, and optionally the sandbox engine, the compiled-component
 /// cache, component limits, MCP timeouts, a start-up progress callback, an environment for
 /// `${VAR}` in server definitions, and the tokio runtime the session lives on.
@@ -845,12 +861,7 @@ impl Host {
                 if surfaced.insert(tool.id.namespaced()) {
                     self.listing_version.fetch_add(1, Ordering::SeqCst);
                 }
-                // Every result is an MCP tool, whose readOnlyHint the gate never believes: the
-                // model reads the verdict, and the claim apart (as `tools list --json` shows it).
-                let mut shown = serde_json::to_value(model_tool(tool)).expect("JSON");
-                shown["read_only"] = Value::Bool(false);
-                shown["claims_read_only"] = Value::Bool(tool.read_only);
-                shown
+                model_tool(tool).to_shown_json()
             })
             .collect();
         let output = if results.is_empty() {

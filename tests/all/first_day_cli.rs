@@ -9,6 +9,14 @@ use serde_json::json;
 
 use crate::common::Sandbox;
 
+/// The tool called `name` in a `{"tools": [...]}` answer (`tools list --json`, `tool_search`).
+fn tool_named<'a>(answer: &'a serde_json::Value, name: &str) -> &'a serde_json::Value {
+    answer["tools"]
+        .as_array()
+        .and_then(|tools| tools.iter().find(|tool| tool["name"] == name))
+        .unwrap_or_else(|| panic!("no {name} in {answer}"))
+}
+
 #[test]
 fn mcp_add_checks_before_writing_and_refuses_a_name_it_would_overwrite() {
     let sandbox = Sandbox::new();
@@ -256,12 +264,7 @@ fn mcp_get_starts_with_the_servers_name_and_a_claimed_read_only_hint_is_shown_ap
     let (code, stdout, stderr) = sandbox.run(&["tools", "list", "--json"]);
     assert_eq!(code, 0, "{stderr}");
     let listed: serde_json::Value = serde_json::from_str(&stdout).unwrap();
-    let echo = listed["tools"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|tool| tool["name"] == "clock__echo")
-        .unwrap_or_else(|| panic!("no clock__echo in {stdout}"));
+    let echo = tool_named(&listed, "clock__echo");
     assert_eq!(
         (&echo["read_only"], &echo["claims_read_only"]),
         (&json!(false), &json!(true))
@@ -333,12 +336,7 @@ fn tool_search_shows_the_claim_apart_and_a_denial_names_the_project_only_from_ou
         sandbox.run(&["tools", "call", "tool_search", r#"{"query": "echo text"}"#]);
     assert_eq!(code, 0, "{stderr}");
     let found: serde_json::Value = serde_json::from_str(&stdout).unwrap();
-    let echo = found["tools"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|tool| tool["name"] == "clock__echo")
-        .unwrap_or_else(|| panic!("no clock__echo in {stdout}"));
+    let echo = tool_named(&found, "clock__echo");
     assert_eq!(
         (&echo["read_only"], &echo["claims_read_only"]),
         (&json!(false), &json!(true))

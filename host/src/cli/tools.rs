@@ -9,7 +9,7 @@ use clap::Subcommand;
 use serde_json::json;
 
 use crate::gate::{NonInteractivePrompter, Prompter, TerminalPrompter, strip_for_terminal};
-use crate::host::{Host, HostBuilder, McpStart};
+use crate::host::{Host, HostBuilder, McpStart, ModelTool};
 use crate::mcp::{
     CallProgress, MAX_SEARCH_RESULTS, McpOptions, ONE_SHOT_EXIT_GRACE, TOOL_SEARCH_NAME,
     TerminalElicitor, read_servers, shown_name,
@@ -205,8 +205,8 @@ async fn list(host: &Host, as_json: bool) -> CommandResult {
     let tools = host.model_tools().await;
     let behind = host.tools_behind_search().await;
     if as_json {
-        let tools: Vec<serde_json::Value> = tools.iter().map(tool_json).collect();
-        let behind: Vec<serde_json::Value> = behind.iter().map(tool_json).collect();
+        let tools: Vec<serde_json::Value> = tools.iter().map(ModelTool::to_shown_json).collect();
+        let behind: Vec<serde_json::Value> = behind.iter().map(ModelTool::to_shown_json).collect();
         output::json(&json!({ "tools": tools, "behind_tool_search": behind }));
         return Ok(exit::OK);
     }
@@ -247,19 +247,6 @@ async fn list(host: &Host, as_json: bool) -> CommandResult {
         ));
     }
     Ok(exit::OK)
-}
-
-/// One tool as `tools list --json` shows it: `read_only` is what the gate believes, so an MCP
-/// tool's readOnlyHint (never believed) is shown apart, as `claims_read_only`.
-fn tool_json(tool: &crate::host::ModelTool) -> serde_json::Value {
-    let mut value = serde_json::to_value(tool).unwrap_or_else(|_| json!({"name": tool.name}));
-    if tool.kind == Some(SourceKind::Mcp)
-        && let Some(object) = value.as_object_mut()
-    {
-        object.insert("read_only".into(), false.into());
-        object.insert("claims_read_only".into(), tool.read_only.into());
-    }
-    value
 }
 
 async fn call(host: &Host, name: &str, input: &str) -> CommandResult {

@@ -77,9 +77,13 @@ pub fn write_rule(
         return Err(RecordError::AllowInProjectFile);
     }
     let signature = match (file, effect) {
-        (RuleFile::Local, "allow") => {
-            Some(signed_record(settings, ALLOW_SIGNATURE_KIND, rule, None)?)
-        }
+        (RuleFile::Local, "allow") => Some(signed_record(
+            settings,
+            ALLOW_SIGNATURE_KIND,
+            rule,
+            None,
+            None,
+        )?),
         _ => None,
     };
     let mut shape_problem = None;

@@ -291,43 +291,8 @@ pub fn record_trust_parts(
     manifest: Option<&Manifest>,
 ) -> Result<(), RecordError> {
     let kind = kind.into();
-    let mut record = signed_record(settings, kind.noun(), name, Some(digest))?;
-    if let Some(manifest) = manifest {
-        add_manifest(settings, kind.noun(), name, digest, manifest, &mut record)?;
-    }
+    let record = signed_record(settings, kind.noun(), name, Some(digest), manifest)?;
     store_record(settings, kind, name, record)
-}
-
-/// Adds `manifest` (what `digest` is made of) to `record`, signed over `digest` with the user's
-/// key, so that a later change is named part by part.
-///
-/// # Errors
-/// A [`RecordError`] when the key cannot be used.
-pub(super) fn add_manifest(
-    settings: &Settings,
-    kind: &str,
-    name: &str,
-    digest: &str,
-    manifest: &Manifest,
-    record: &mut Value,
-) -> Result<(), RecordError> {
-    let project = usable_local_file(settings)?;
-    let config_dir = settings
-        .user_config_dir
-        .as_deref()
-        .ok_or(TrustError::NoConfigDir)?;
-    let key = TrustKey::load_or_create(config_dir)?;
-    let signature = key.sign(
-        &project.root,
-        kind,
-        name,
-        &signed_manifest_text(digest, manifest),
-    );
-    if let Value::Object(fields) = record {
-        fields.insert("files".into(), manifest.to_json());
-        fields.insert("files_signature".into(), signature.into());
-    }
-    Ok(())
 }
 
 /// Writes `record` as `trust.<kind>.<name>` in the local file, refusing (and changing nothing)
@@ -379,7 +344,8 @@ fn usable_local_file(settings: &Settings) -> Result<&crate::settings::ProjectPat
 
 /// A record signed with the user's key (created on first use) for this project: `project` and
 /// `signature` over the kind, the name and `digest` (an empty digest when `None`), plus
-/// `digest` itself when given.
+/// `digest` itself when given. With `manifest` (what `digest` is made of), the record also keeps
+/// it as `files`, signed over `digest` as `files_signature`, so a later change can be named.
 ///
 /// # Errors
 /// [`RecordError::NoProject`], or the key's [`TrustError`].
@@ -388,6 +354,7 @@ pub(super) fn signed_record(
     kind: &str,
     name: &str,
     digest: Option<&str>,
+    manifest: Option<&Manifest>,
 ) -> Result<Value, RecordError> {
     let project = usable_local_file(settings)?;
     let config_dir = settings
@@ -402,6 +369,14 @@ pub(super) fn signed_record(
     }
     record.insert("project".into(), project.root.to_string_lossy().into());
     record.insert("signature".into(), signature.into());
+    if let (Some(digest), Some(manifest)) = (digest, manifest) {
+        let text = signed_manifest_text(digest, manifest);
+        record.insert("files".into(), manifest.to_json());
+        record.insert(
+            "files_signature".into(),
+            key.sign(&project.root, kind, name, &text).into(),
+        );
+    }
     Ok(Value::Object(record))
 }
 

@@ -15,7 +15,7 @@ use crate::settings::{Layer, Settings};
 
 use super::Manifest;
 use super::key::TrustKey;
-use super::record::{RecordError, add_manifest, signed_record, store_record};
+use super::record::{RecordError, signed_record, store_record};
 
 /// The kind the `written` signature is made over.
 fn written_kind(kind: SourceKind) -> String {
@@ -35,18 +35,8 @@ pub fn record_written(
     digest: &str,
     manifest: Option<&Manifest>,
 ) -> Result<(), RecordError> {
-    let mut record = signed_record(settings, kind.cli_noun(), name, Some(digest))?;
-    if let Some(manifest) = manifest {
-        add_manifest(
-            settings,
-            kind.cli_noun(),
-            name,
-            digest,
-            manifest,
-            &mut record,
-        )?;
-    }
-    let written = signed_record(settings, &written_kind(kind), name, Some(digest))?;
+    let mut record = signed_record(settings, kind.cli_noun(), name, Some(digest), manifest)?;
+    let written = signed_record(settings, &written_kind(kind), name, Some(digest), None)?;
     if let (Some(record), Some(signature)) = (record.as_object_mut(), written.get("signature")) {
         record.insert("written".into(), signature.clone());
     }

@@ -24,7 +24,7 @@
 //!   (p50 and p99 of 200 queries).
 //!
 //! `fixtures/mcp/parts/install.sh ~/.cache/earshot-mcp-parts` once (or set `MCP_PARTS_PYTHON` to
-//! the venv's python), then `cargo bench -p earshot-host --bench mcp`.
+//! the venv's python), then `cargo bench -p earshot-cli --bench mcp`.
 
 use std::cell::RefCell;
 use std::path::{Path, PathBuf};

@@ -238,7 +238,7 @@ fn main() {
     }
     let from_precompiled = started.elapsed() / 5;
     let validator_wasm =
-        std::fs::read(env!("EARSHOT_GUEST_EARSHOT_SCHEMA_VALIDATOR_WASM")).expect("validator wasm");
+        std::fs::read(earshot_host::build_outputs::VALIDATOR_WASM).expect("validator wasm");
     let started = Instant::now();
     black_box(
         ComponentCache::disabled()

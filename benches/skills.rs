@@ -14,7 +14,7 @@
 //!    as `Read(path)`, read, fenced and labelled) against reading the same three files with
 //!    `std::fs::read_to_string`. Goal ≤ 1.2×.
 //!
-//! `cargo bench -p earshot-host --bench skills`.
+//! `cargo bench -p earshot-cli --bench skills`.
 
 use std::hint::black_box;
 use std::path::{Path, PathBuf};
@@ -34,7 +34,7 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 const ROUNDS: usize = 31;
 const EARSHOT: &str = env!("CARGO_BIN_EXE_earshot");
 
-/// `cargo bench -p earshot-host --bench skills [-- discovery|list|includes]`: all three, or one.
+/// `cargo bench -p earshot-cli --bench skills [-- discovery|list|includes]`: all three, or one.
 fn main() {
     let only = std::env::args().skip(1).find(|arg| !arg.starts_with('-'));
     let runs = |part: &str| only.as_deref().is_none_or(|only| only == part);

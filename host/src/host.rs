@@ -16,7 +16,6 @@ use crate::dispatch::{HookNote, call_registered};
 use crate::gate::{Gate, Outcome, Prompter};
 use crate::hooks::{HookAsk, HookEngine, HookEvent, HookReport, HookTool, HookedCall};
 use crate::loaders::components::load_components;
-use crate::loaders::extensions::{limits_from_settings, load_extensions};
 use crate::loaders::mcp::{load_mcp_tools, reload_server_tools};
 use crate::mcp::{
     CallProgressCallback, Elicitor, LISTED_MCP_TOOLS_LIMIT, MAX_SEARCH_RESULTS, McpOptions,
@@ -108,7 +107,7 @@ impl ModelTool {
     /// The tool as JSON for a reader (`tools list --json`, `tool_search`'s results):
     /// `read_only` is what the gate believes, so an MCP tool's readOnlyHint (never believed) is
     /// shown apart, as `claims_read_only`.
-    pub(crate) fn to_shown_json(&self) -> Value {
+    pub fn to_shown_json(&self) -> Value {
         let mut value = serde_json::to_value(self).unwrap_or_else(|_| json!({"name": self.name}));
         if self.kind == Some(SourceKind::Mcp)
             && let Some(object) = value.as_object_mut()
@@ -319,8 +318,15 @@ impl HostBuilder {
                 limits,
                 &mut registry,
             );
-            let extension_limits = limits_from_settings(&settings);
-            load_extensions(&settings, &validator, extension_limits, &mut registry);
+            #[cfg(feature = "js")]
+            crate::loaders::extensions::load_extensions(
+                &settings,
+                &validator,
+                crate::loaders::extensions::limits_from_settings(&settings),
+                &mut registry,
+            );
+            #[cfg(not(feature = "js"))]
+            crate::loaders::no_extensions::load_extensions(&settings, &validator, &mut registry);
             let skills = Arc::new(crate::skills::Library::load(&settings));
             let parser = if wants_mcp {
                 Some(Arc::new(McpOutputParser::new(&engine, &cache)?))

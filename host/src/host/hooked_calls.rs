@@ -120,6 +120,8 @@ impl Host {
             DecidedBy::Rule { rule, layer, .. } => (Some(rule.clone()), layer.as_str()),
             DecidedBy::ReadOnly => (None, "read-only"),
             DecidedBy::Default => (None, "default"),
+            // A kind of decision added to the core later: no rule to name.
+            _ => (None, "host"),
         };
         json!({"decision": decision.effect.key(), "rule": rule, "source": source})
     }

@@ -43,6 +43,8 @@ pub fn load_mcp_tools(
                 registry.report(SourceKind::Mcp, &status.name, reason.clone())
             }
             ServerState::Starting => {}
+            // A state added to the core later registers nothing until this loader knows it.
+            _ => {}
         }
         for warning in &status.warnings {
             registry.report(SourceKind::Mcp, &status.name, warning.clone());

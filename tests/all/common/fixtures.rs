@@ -1,9 +1,9 @@
 //! The test-only guest components (`fixtures/components`: hello-tool, hostile-tool, future-tool),
 //! built once per test run by this dev-only path, not by the library's build script: the library
-//! ships only its own two guests. They are built by the same command as those (host/guest_build.rs)
+//! ships only its own two guests. They are built by the same command as those (host/core/guest_build.rs)
 //! into the same `<target>/guests`.
 
-#[path = "../../../host/guest_build.rs"]
+#[path = "../../../host/core/guest_build.rs"]
 mod guest_build;
 
 use std::path::{Path, PathBuf};

@@ -16,7 +16,7 @@ use earshot_host::{CallError, Prompter, ToolOutput};
 pub use fixtures::{future_wasm, hello_wasm, hostile_wasm};
 
 /// The host's validator component, for wrong-world tests.
-pub const VALIDATOR_WASM: &str = env!("EARSHOT_GUEST_EARSHOT_SCHEMA_VALIDATOR_WASM");
+pub const VALIDATOR_WASM: &str = earshot_host::build_outputs::VALIDATOR_WASM;
 
 /// Tight limits so hostile tests finish quickly: 64 MiB, 300 ms.
 pub const TIGHT: SandboxLimits = SandboxLimits {

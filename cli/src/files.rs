@@ -9,9 +9,9 @@ use serde_json::json;
 #[cfg(feature = "js")]
 use earshot_host::loaders::extensions::{limits_from_settings, load_all};
 use earshot_host::names::SourceKind;
-use earshot_host::sandbox::{
-    ComponentCache, SandboxEngine, SandboxLimits, SchemaValidator, ToolComponent,
-};
+#[cfg(feature = "js")]
+use earshot_host::sandbox::SchemaValidator;
+use earshot_host::sandbox::{ComponentCache, SandboxEngine, SandboxLimits, ToolComponent};
 use earshot_host::sources::{
     FoundFile, admission, extension_snapshot, find_component, find_components, find_extension,
     find_extensions, is_shadowed,

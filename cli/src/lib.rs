@@ -9,6 +9,7 @@ mod mcp_add;
 mod mcp_login;
 mod mcp_prompts;
 mod mcp_resources;
+mod mcp_servers;
 mod output;
 mod permissions;
 mod progress;

@@ -4,17 +4,17 @@ use clap::Subcommand;
 use serde_json::json;
 
 use earshot_host::gate::sanitise_for_terminal;
-use earshot_host::host::{HostBuilder, McpStart};
+use earshot_host::host::HostBuilder;
 use earshot_host::mcp::{
-    McpOptions, McpServers, ONE_SHOT_EXIT_GRACE, ServerEntry, ServerState, Transport,
-    digest_for_trust, effective_entry, read_servers, seconds, shown_name,
+    McpOptions, ServerState, Transport, digest_for_trust, effective_entry, read_servers, seconds,
+    shown_name,
 };
 use earshot_host::names::SourceKind;
 use earshot_host::sandbox::ComponentCache;
 use earshot_host::settings::Layer;
 use earshot_host::trust::{record_trust_parts, remove_trust};
 
-use super::progress::ProgressLine;
+use super::mcp_servers::{ScopeArg, TransportArg, connect, find, servers};
 use super::{CommandResult, Context, Failure, exit, output};
 
 #[derive(Debug, Subcommand)]
@@ -157,37 +157,6 @@ pub(crate) enum McpCommand {
     Serve,
 }
 
-/// A settings file named on the command line.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub(crate) enum ScopeArg {
-    /// `.earshot/settings.local.json`: yours, this project only.
-    Local,
-    /// `settings.json` in your config dir: every project.
-    User,
-    /// `.earshot/settings.json`: checked in, shared with the repository.
-    Project,
-}
-
-impl ScopeArg {
-    /// The settings layer this names.
-    pub(crate) fn layer(self) -> Layer {
-        match self {
-            ScopeArg::Local => Layer::Local,
-            ScopeArg::User => Layer::User,
-            ScopeArg::Project => Layer::Project,
-        }
-    }
-}
-
-/// A server's transport, as `mcp add` takes it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub(crate) enum TransportArg {
-    /// A command speaking MCP on stdin/stdout.
-    Stdio,
-    /// Streamable HTTP.
-    Http,
-}
-
 pub(crate) async fn run(context: &Context, command: McpCommand) -> CommandResult {
     match command {
         McpCommand::Serve => serve(context).await,
@@ -245,34 +214,6 @@ pub(crate) async fn run(context: &Context, command: McpCommand) -> CommandResult
         }
         McpCommand::Remove { scope, name } => super::mcp_add::remove(context, scope, &name),
     }
-}
-
-/// Every configured server entry, `${VAR}` expanded from the environment.
-pub(crate) fn servers(context: &Context) -> Vec<ServerEntry> {
-    read_servers(&context.settings, &Context::env)
-}
-
-/// Connects to every admitted server (or just `only`), with a progress line on a terminal.
-pub(crate) async fn connect(context: &Context, only: Option<&str>) -> McpServers {
-    let total = servers(context)
-        .iter()
-        .filter(|entry| only.is_none_or(|name| entry.name == name))
-        .count();
-    let mut progress = ProgressLine::start(total);
-    let servers = McpServers::start(
-        &context.settings,
-        &Context::env,
-        McpOptions {
-            end_servers_on_signals: true,
-            exit_grace: ONE_SHOT_EXIT_GRACE,
-            ..McpOptions::from_settings(&context.settings)
-        },
-        only,
-        &mut |step| progress.update(step),
-    )
-    .await;
-    progress.finish();
-    servers
 }
 
 /// `earshot mcp serve`: the session on the project's settings (the same trust rules as any
@@ -396,40 +337,6 @@ async fn list(context: &Context, as_json: bool) -> CommandResult {
         }
     }
     Ok(exit::OK)
-}
-
-/// The entry named `name`, or the one-line error that says so.
-pub(crate) fn find(entries: Vec<ServerEntry>, name: &str) -> Result<ServerEntry, Failure> {
-    entries
-        .into_iter()
-        .find(|entry| entry.name == name)
-        .ok_or_else(|| no_such_server(name))
-}
-
-/// The one line for a server name no settings file configures.
-fn no_such_server(name: &str) -> Failure {
-    Failure::new(format!(
-        "no MCP server named \"{}\" in any settings file; `earshot mcp list` shows what is configured",
-        shown_name(name)
-    ))
-}
-
-/// What to start for a command about `server` alone: that server, or (for none) every one. A
-/// server no settings file configures is reported at once, before anything starts.
-pub(crate) fn start_for(
-    settings: &earshot_host::Settings,
-    server: Option<&str>,
-) -> Result<McpStart, Failure> {
-    let Some(server) = server else {
-        return Ok(McpStart::All);
-    };
-    if read_servers(settings, &Context::env)
-        .iter()
-        .any(|entry| entry.name == server)
-    {
-        return Ok(McpStart::server(server));
-    }
-    Err(no_such_server(server))
 }
 
 /// Masks everything after the first 4 characters of a value that may hold a secret.

@@ -13,7 +13,7 @@ use earshot_host::settings::{
 };
 use earshot_host::trust::{record_written, remove_trust};
 
-use super::mcp::{ScopeArg, TransportArg, find, servers};
+use super::mcp_servers::{ScopeArg, TransportArg, find, servers};
 use super::{CommandResult, Context, Failure, exit, output};
 
 /// What `mcp add` was given, before it becomes a definition.

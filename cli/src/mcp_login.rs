@@ -23,7 +23,7 @@ pub(crate) fn browser(settings: &Settings) -> Browser {
 }
 
 fn entry_named(context: &Context, name: &str) -> Result<ServerEntry, Failure> {
-    super::mcp::find(super::mcp::servers(context), name)
+    super::mcp_servers::find(super::mcp_servers::servers(context), name)
 }
 
 /// The server's OAuth target, or why it has none.
@@ -94,7 +94,7 @@ pub(crate) async fn login_command(context: &Context, name: &str) -> CommandResul
         target.store.path_of(&target.key).display()
     ));
     // Prove it: connect once with the new token.
-    let servers = super::mcp::connect(context, Some(name)).await;
+    let servers = super::mcp_servers::connect(context, Some(name)).await;
     let state = servers
         .statuses()
         .into_iter()

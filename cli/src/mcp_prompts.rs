@@ -15,7 +15,7 @@ use super::{CommandResult, Failure, exit, output};
 
 /// Lists the prompts of every running server, or of `server`.
 pub(crate) async fn list(settings: Settings, server: Option<&str>, as_json: bool) -> CommandResult {
-    let start = super::mcp::start_for(&settings, server)?;
+    let start = super::mcp_servers::start_for(&settings, server)?;
     let host = load_host(settings, start).await?;
     let (prompts, failures) = host.mcp_prompts(server).await;
     host.shutdown().await;
@@ -99,7 +99,7 @@ pub(crate) async fn get(
         })?;
         arguments.insert(key.to_string(), value.to_string());
     }
-    let start = super::mcp::start_for(&settings, Some(server))?;
+    let start = super::mcp_servers::start_for(&settings, Some(server))?;
     let host = load_host(settings, start).await?;
     let answer = host.get_mcp_prompt(server, name, &arguments).await;
     host.shutdown().await;

@@ -29,7 +29,7 @@ impl Prompter for UserAsked {
 
 /// Lists the resources of every running server that offers them, or of `server`.
 pub(crate) async fn list(settings: Settings, server: Option<&str>, as_json: bool) -> CommandResult {
-    let start = super::mcp::start_for(&settings, server)?;
+    let start = super::mcp_servers::start_for(&settings, server)?;
     let host = load_host(settings, start).await?;
     let (resources, failures) = host.mcp_resources(server).await;
     host.shutdown().await;
@@ -79,7 +79,7 @@ pub(crate) async fn list(settings: Settings, server: Option<&str>, as_json: bool
 
 /// Prints resource `uri` of `server`.
 pub(crate) async fn read(settings: Settings, server: &str, uri: &str) -> CommandResult {
-    let start = super::mcp::start_for(&settings, Some(server))?;
+    let start = super::mcp_servers::start_for(&settings, Some(server))?;
     let host = load_host(settings, start).await?;
     let answer = host.read_mcp_resource(server, uri, &UserAsked).await;
     host.shutdown().await;

@@ -69,10 +69,10 @@ pub(crate) fn note(text: &str) {
 /// `warning: …` on stderr, once per run: the same problem reached from two places (a settings
 /// file read by two loaders, a server reported by the registry and by its start-up) is one line.
 pub(crate) fn warning_line(message: &str) {
-    static PRINTED: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
+    static PRINTED: parking_lot::Mutex<Vec<String>> = parking_lot::Mutex::new(Vec::new());
     let message = sanitise_for_terminal(&redact(message), 4_000);
     {
-        let mut printed = PRINTED.lock().unwrap_or_else(|p| p.into_inner());
+        let mut printed = PRINTED.lock();
         if printed.contains(&message) {
             return;
         }

@@ -4,9 +4,9 @@
 #[cfg(feature = "js")]
 use earshot_host::loaders::extensions::{limits_from_settings, load_all};
 use earshot_host::names::SourceKind;
-use earshot_host::sandbox::{
-    ComponentCache, SandboxEngine, SandboxLimits, SchemaValidator, ToolComponent,
-};
+#[cfg(feature = "js")]
+use earshot_host::sandbox::SchemaValidator;
+use earshot_host::sandbox::{ComponentCache, SandboxEngine, SandboxLimits, ToolComponent};
 use earshot_host::sources::{admission, find_component};
 
 use super::Context;

@@ -2,8 +2,9 @@
 //! and `earshot tools call NAME JSON|-|@FILE` (the user's own call by exact name, through the
 //! gate, starting only the server the tool needs).
 
+use parking_lot::Mutex;
 use std::io::IsTerminal;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use clap::Subcommand;
 use serde_json::json;
@@ -120,16 +121,11 @@ pub(crate) async fn load_host(
         .hooks(super::hooks_enabled())
         .cache(ComponentCache::user())
         .mcp_options(options)
-        .progress(move |step| {
-            reporting
-                .lock()
-                .unwrap_or_else(|p| p.into_inner())
-                .update(step)
-        })
+        .progress(move |step| reporting.lock().update(step))
         .build()
         .await
         .map_err(|error| Failure::new(error.to_string()))?;
-    progress.lock().unwrap_or_else(|p| p.into_inner()).finish();
+    progress.lock().finish();
     // Someone is there to log in again when a server asks for more scopes; otherwise such a
     // call fails with the command that grants them.
     if on_terminal && let Some(servers) = host.mcp() {

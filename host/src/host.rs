@@ -6,9 +6,10 @@
 //! own, so the earshot agent loop, an ACP or MCP server and the `earshot` command hold the same
 //! [`Host`].
 
+use parking_lot::{Mutex, RwLock, RwLockReadGuard};
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, RwLock, RwLockReadGuard};
 
 use serde_json::{Value, json};
 
@@ -35,6 +36,7 @@ mod hooked_calls;
 mod mcp_resources;
 mod mcp_start;
 mod skills;
+pub mod trust_source;
 
 pub use mcp_start::McpStart;
 
@@ -429,7 +431,7 @@ impl Host {
 
     /// The registry of every tool (held for reading while the guard lives).
     pub fn registry(&self) -> RwLockReadGuard<'_, ToolRegistry> {
-        self.registry.read().unwrap_or_else(|p| p.into_inner())
+        self.registry.read()
     }
 
     /// The session's MCP servers, when any are configured.
@@ -453,11 +455,11 @@ impl Host {
         // move for nothing.
         let changed = Box::pin(servers.refresh_changed()).await;
         if !changed.is_empty() {
-            let mut registry = self.registry.write().unwrap_or_else(|p| p.into_inner());
+            let mut registry = self.registry.write();
             for server in &changed {
                 reload_server_tools(servers, server, &self.validator, parser, &mut registry);
             }
-            *self.search_index.lock().unwrap_or_else(|p| p.into_inner()) = None;
+            *self.search_index.lock() = None;
             self.listing_version.fetch_add(1, Ordering::SeqCst);
         }
         changed
@@ -486,11 +488,7 @@ impl Host {
     pub async fn model_tools(&self) -> Vec<ModelTool> {
         self.refresh_changed_tools().await;
         let searching = self.counted_tool_search_active();
-        let surfaced = self
-            .surfaced
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .clone();
+        let surfaced = self.surfaced.lock().clone();
         let registry = self.registry();
         let mut tools: Vec<ModelTool> = registry
             .tools()
@@ -566,11 +564,7 @@ impl Host {
         if !self.counted_tool_search_active() {
             return Vec::new();
         }
-        let surfaced = self
-            .surfaced
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .clone();
+        let surfaced = self.surfaced.lock().clone();
         self.registry()
             .tools()
             .filter(|tool| {
@@ -586,11 +580,7 @@ impl Host {
             && self.mcp.is_some()
             && tool.id.kind() == SourceKind::Mcp
             && self.counted_tool_search_active()
-            && !self
-                .surfaced
-                .lock()
-                .unwrap_or_else(|p| p.into_inner())
-                .contains(&tool.id.namespaced())
+            && !self.surfaced.lock().contains(&tool.id.namespaced())
     }
 
     /// [`Host::call`] after the `PreToolUse` hooks (`hooks` says what they did): `tool_search`
@@ -845,7 +835,6 @@ impl Host {
         let index = self
             .search_index
             .lock()
-            .unwrap_or_else(|p| p.into_inner())
             .get_or_insert_with(|| {
                 let documents: Vec<SearchDocument> = registry
                     .tools()
@@ -859,7 +848,7 @@ impl Host {
             })
             .clone();
         let found = index.search(query, limit);
-        let mut surfaced = self.surfaced.lock().unwrap_or_else(|p| p.into_inner());
+        let mut surfaced = self.surfaced.lock();
         let results: Vec<Value> = found
             .iter()
             .filter_map(|name| registry.find(name))

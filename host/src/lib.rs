@@ -39,8 +39,15 @@
 
 pub use earshot_core::{
     content, gate, hooks, mcp, names, paths, redact, registry, sandbox, settings, skills, sources,
-    trust,
 };
+
+/// Trust records a repository cannot forge (earshot-core's `trust`), and trusting a source by
+/// name with the digest its loader checks ([`trust_source`](trust::trust_source), which needs
+/// the loaders' view of every kind of source and so lives above the core).
+pub mod trust {
+    pub use crate::host::trust_source::{TrustSourceError, current_digest, trust_source};
+    pub use earshot_core::trust::*;
+}
 // The core's internal seams, under the names this crate's code has always used.
 use earshot_core::{dispatch, runner};
 

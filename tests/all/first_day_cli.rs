@@ -137,6 +137,8 @@ fn writing_a_rule_outside_any_project_creates_nothing() {
     );
 }
 
+// Its tool is a TypeScript extension.
+#[cfg(feature = "js")]
 #[test]
 fn permissions_check_shows_the_read_only_verdict_and_trust_takes_several_names() {
     let sandbox = Sandbox::new();
@@ -163,6 +165,8 @@ fn permissions_check_shows_the_read_only_verdict_and_trust_takes_several_names()
     assert!(stdout.contains("seen"));
 }
 
+// Its tool is a TypeScript extension.
+#[cfg(feature = "js")]
 #[test]
 fn with_allow_rules_suspended_by_a_typo_the_denial_names_the_file_to_fix() {
     let sandbox = Sandbox::new();
@@ -193,6 +197,8 @@ fn with_allow_rules_suspended_by_a_typo_the_denial_names_the_file_to_fix() {
     );
 }
 
+// Its tool is a TypeScript extension.
+#[cfg(feature = "js")]
 #[test]
 fn hints_name_the_project_through_mcp_serve_and_the_cwd_form_when_a_script_does_not_start() {
     let sandbox = Sandbox::new();

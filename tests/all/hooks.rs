@@ -121,6 +121,8 @@ fn allow(rules: &[&str]) -> Value {
     json!({"allow": rules})
 }
 
+// Its tool is a TypeScript extension.
+#[cfg(feature = "js")]
 #[test]
 fn a_deny_and_exit_code_2_block_the_call_naming_the_hook_and_the_tool_never_runs() {
     for (deny, reason) in [
@@ -174,6 +176,8 @@ fn a_deny_and_exit_code_2_block_the_call_naming_the_hook_and_the_tool_never_runs
     }
 }
 
+// Its tool is a TypeScript extension.
+#[cfg(feature = "js")]
 #[test]
 fn a_hooks_allow_is_no_decision_and_a_call_no_rule_allows_is_still_asked() {
     let says_allow = handler(
@@ -263,6 +267,8 @@ fn when_hooks_disagree_deny_beats_ask_beats_none() {
     assert!(!sentinel.exists());
 }
 
+// Its tool is a TypeScript extension.
+#[cfg(feature = "js")]
 #[test]
 fn context_reaches_the_model_labelled_capped_and_without_escape_sequences() {
     let long = "y".repeat(20_000);
@@ -314,6 +320,8 @@ fn context_reaches_the_model_labelled_capped_and_without_escape_sequences() {
     assert!(notice.contains("hook \"after\": red note"), "{notice}");
 }
 
+// Its tool is a TypeScript extension.
+#[cfg(feature = "js")]
 #[test]
 fn rewrites_run_in_a_fixed_order_are_shown_and_are_validated_and_gated_from_scratch() {
     let (sandbox, _) = project(json!({
@@ -396,6 +404,8 @@ fn a_rewrite_onto_a_denied_resource_is_denied() {
     assert!(prompter.asks().is_empty(), "{:?}", prompter.asks());
 }
 
+// Its tool is a TypeScript extension.
+#[cfg(feature = "js")]
 #[test]
 fn every_tool_event_gets_claude_codes_input_and_the_gates_view() {
     let sandbox_dir = tempfile::tempdir().unwrap();
@@ -571,6 +581,8 @@ fn a_failing_pre_tool_use_hook_asks_by_default_denies_on_deny_and_continues_only
     assert!(sentinel.exists());
 }
 
+// Its tool is a TypeScript extension.
+#[cfg(feature = "js")]
 #[test]
 fn matchers_use_the_rule_syntax_and_a_regex_is_anchored() {
     let log_dir = tempfile::tempdir().unwrap();
@@ -658,6 +670,8 @@ fn the_embedders_events_block_replace_the_prompt_and_a_stop_hook_blocks_at_most_
     assert_eq!(report.blocked(), Some(("gate", "no secrets in prompts")));
 }
 
+// Its tool is a TypeScript extension.
+#[cfg(feature = "js")]
 #[test]
 fn session_start_and_end_fire_and_switches_turn_hooks_off() {
     let dir = tempfile::tempdir().unwrap();
@@ -793,6 +807,8 @@ fn session_start_and_end_fire_and_switches_turn_hooks_off() {
     assert!(logged(&log).is_empty());
 }
 
+// Its tool is a TypeScript extension.
+#[cfg(feature = "js")]
 #[test]
 fn unreadable_definitions_are_reported_and_never_run() {
     let (sandbox, _) = project(json!({
@@ -930,6 +946,8 @@ fn hooks_run_fires_one_event_by_hand_and_hooks_list_marks_shell_strings() {
     assert_eq!(code, 2, "{stderr}");
 }
 
+// Its tool is a TypeScript extension.
+#[cfg(feature = "js")]
 #[test]
 fn a_later_rewrite_cannot_slip_past_an_earlier_hooks_check() {
     let (sandbox, _) = project(json!({
@@ -950,6 +968,8 @@ fn a_later_rewrite_cannot_slip_past_an_earlier_hooks_check() {
     );
 }
 
+// Its tool is a TypeScript extension.
+#[cfg(feature = "js")]
 #[test]
 fn a_hook_cannot_forge_another_hooks_label_and_bash_runs_bash() {
     let forged = json!({"hookSpecificOutput": {"additionalContext":

@@ -5,13 +5,21 @@ mod acp;
 mod acp_stdio;
 mod common;
 mod components;
+#[cfg(feature = "js")]
 mod embedding;
+#[cfg(feature = "js")]
 mod extension_additions;
+#[cfg(feature = "js")]
 mod extension_engine;
+#[cfg(feature = "js")]
 mod extension_imports;
+#[cfg(feature = "js")]
 mod extension_native_stack;
+#[cfg(feature = "js")]
 mod extension_session;
+#[cfg(feature = "js")]
 mod extension_strings;
+#[cfg(feature = "js")]
 mod extensions;
 mod first_day_cli;
 mod gate;
@@ -20,7 +28,9 @@ mod guest_sdk_example;
 mod help_matches_readme;
 mod hooks;
 mod hooks_consumers;
+#[cfg(feature = "js")]
 mod hooks_hostile;
+#[cfg(feature = "js")]
 mod hooks_trust;
 mod hostile_guests;
 mod hostile_repository;
@@ -38,6 +48,8 @@ mod mcp_resources;
 mod mcp_serve;
 mod mcp_servers;
 mod mcp_session;
+#[cfg(not(feature = "js"))]
+mod no_js_runtime;
 mod properties_mcp_output;
 mod properties_rules;
 mod properties_server_digest;
@@ -54,6 +66,8 @@ mod skills_hostile;
 mod slash_commands;
 mod tools_call_cli;
 mod trust;
+#[cfg(feature = "js")]
 mod web_crypto;
+#[cfg(feature = "js")]
 mod web_platform;
 mod wit_contract;

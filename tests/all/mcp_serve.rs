@@ -70,6 +70,8 @@ fn text(step: &Value) -> &str {
     step["text"].as_str().unwrap_or_default()
 }
 
+// Its tool is a TypeScript extension.
+#[cfg(feature = "js")]
 #[test]
 fn it_lists_what_a_model_is_shown_and_runs_a_tool_of_every_kind() {
     let sandbox = served_sandbox(json!({}), &["Mcp(clock__echo)"], &[]);
@@ -136,6 +138,8 @@ fn denied_and_invalid_calls_are_error_results_naming_the_rule() {
     );
 }
 
+// Its tool is a TypeScript extension.
+#[cfg(feature = "js")]
 #[test]
 fn an_ask_goes_to_the_client_and_only_an_explicit_allow_runs_the_call() {
     let sandbox = served_sandbox(json!({}), &[], &[]);
@@ -209,6 +213,8 @@ fn tool_search_surfaces_tools_and_the_client_hears_the_list_change() {
     assert_eq!(out[4]["is_error"], json!(false), "{}", out[4]);
 }
 
+// Its tool is a TypeScript extension.
+#[cfg(feature = "js")]
 #[test]
 fn a_cancelled_call_stops_and_the_next_one_works() {
     let sandbox = served_sandbox(
@@ -439,6 +445,8 @@ fn claude_code_lists_earshot_mcp_serve_as_connected() {
     );
 }
 
+// Its tool is a TypeScript extension.
+#[cfg(feature = "js")]
 #[test]
 fn a_client_that_allows_everything_cannot_turn_a_deny_into_an_allow() {
     // The deny is in the user's settings; the local file holds an allow earshot signed.

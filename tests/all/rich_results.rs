@@ -325,6 +325,8 @@ fn acp_sends_the_blocks_as_content_of_the_tool_call_update() {
     );
 }
 
+// Its tool is a TypeScript extension.
+#[cfg(feature = "js")]
 #[test]
 fn an_extension_returns_blocks_and_structured_content_and_a_wrong_block_is_named() {
     let sandbox = Sandbox::new();

@@ -27,6 +27,7 @@ fn marked(bin: &str, args: &[&str], marker: &Path) -> Value {
 
 /// Three ordinary servers (server-everything, memory, filesystem: well past 25 tools), each
 /// leaving a marker when it starts, plus `extra` settings.
+#[cfg_attr(not(feature = "js"), allow(dead_code))]
 struct ThreeServers {
     sandbox: Sandbox,
     markers: [PathBuf; 3],
@@ -58,6 +59,7 @@ impl ThreeServers {
     }
 
     /// Which servers started since the last look (their markers, removed).
+    #[cfg_attr(not(feature = "js"), allow(dead_code))]
     fn started(&self) -> Vec<&'static str> {
         let names = ["everything", "memory", "files"];
         let mut started = Vec::new();
@@ -72,6 +74,7 @@ impl ThreeServers {
 }
 
 /// A user extension `sizes` whose read-only tool `measure` answers the length of `text`.
+#[cfg_attr(not(feature = "js"), allow(dead_code))]
 fn write_sizes_extension(sandbox: &Sandbox) {
     sandbox.write_user_extension(
         "sizes.ts",
@@ -83,6 +86,7 @@ fn write_sizes_extension(sandbox: &Sandbox) {
 }
 
 /// Runs `earshot ARGS` with `stdin` on its standard input.
+#[cfg_attr(not(feature = "js"), allow(dead_code))]
 fn run_with_stdin(sandbox: &Sandbox, args: &[&str], stdin: &[u8]) -> (i32, String, String) {
     let mut child = sandbox
         .earshot()
@@ -202,6 +206,8 @@ fn hooks_still_run_around_a_call_by_name_past_25_tools() {
     );
 }
 
+// Its tool is a TypeScript extension.
+#[cfg(feature = "js")]
 #[test]
 fn a_call_starts_only_the_server_it_names_or_none() {
     let servers = ThreeServers::new(json!({"permissions": {"allow": ["Mcp(everything__echo)"]}}));
@@ -296,6 +302,8 @@ fn a_project_server_without_trust_still_refuses_a_call_by_name() {
     assert!(stderr.contains("earshot mcp trust repo"), "{stderr}");
 }
 
+// Its tool is a TypeScript extension.
+#[cfg(feature = "js")]
 #[test]
 fn the_input_comes_from_standard_input_or_a_file() {
     let sandbox = Sandbox::new();

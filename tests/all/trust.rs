@@ -228,6 +228,8 @@ fn trusting_what_does_not_exist_or_needs_no_trust_is_a_clear_error() {
     );
 }
 
+// Its tool is a TypeScript extension.
+#[cfg(feature = "js")]
 #[test]
 fn an_extensions_trust_covers_the_files_it_imports() {
     let sandbox = Sandbox::new();

@@ -18,7 +18,8 @@
 //! * [`mcp`] — MCP servers: configuration, connections (rmcp), tool_search.
 //! * [`tls`] — the one crypto provider every HTTP client uses.
 //! * [`redact`] — the values `${VAR}` expanded to, masked in everything earshot writes.
-//! * [`sandbox`] — the wasm sandboxes: schema validator, MCP output parser, tool components.
+//! * [`sandbox`] — the wasm sandboxes: schema validator, MCP output parser, tool components;
+//!   [`sandbox_error`] — how one failed, a leaf both it and [`runner`] build on.
 //! * [`paths`] — where the user's files live.
 
 pub mod content;
@@ -32,6 +33,7 @@ pub mod redact;
 pub mod registry;
 pub mod runner;
 pub mod sandbox;
+pub mod sandbox_error;
 pub mod settings;
 pub mod skills;
 pub mod sources;

@@ -4,8 +4,8 @@
 //! `earshot mcp serve` and `earshot acp` passes through [`redact`], which writes `${VAR}` where the value was. Redaction is by value, so a secret is masked wherever it turns up: a state, a
 //! warning, an error built from an expanded URL or command, reqwest's own error text, JSON.
 
+use parking_lot::RwLock;
 use std::borrow::Cow;
-use std::sync::RwLock;
 
 use serde_json::Value;
 
@@ -31,7 +31,7 @@ pub fn remember(name: &str, value: &str) {
     forms.push(escaped[1..escaped.len() - 1].to_string());
     forms.push(percent_encoded(value));
     forms.extend(url_forms(value));
-    let mut secrets = SECRETS.write().unwrap_or_else(|p| p.into_inner());
+    let mut secrets = SECRETS.write();
     for form in forms {
         if form.chars().count() >= MIN_SECRET_CHARS
             && !secrets.iter().any(|(known, _)| *known == form)
@@ -90,7 +90,7 @@ const CUT: char = '…';
 /// `text` with every remembered secret replaced by the `${VAR}` it came from; a secret cut in
 /// two by a shortened text (its start just before `…`, or its end just after) is replaced too.
 pub fn redact(text: &str) -> Cow<'_, str> {
-    let secrets = SECRETS.read().unwrap_or_else(|p| p.into_inner());
+    let secrets = SECRETS.read();
     let whole = secrets.iter().any(|(form, _)| text.contains(form.as_str()));
     if secrets.is_empty() || (!whole && !text.contains(CUT)) {
         return Cow::Borrowed(text);

@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use crate::content::{ContentBlock, ContentLimits};
 use crate::names::ToolId;
-use crate::sandbox::SandboxError;
+use crate::sandbox_error::SandboxError;
 
 /// A boxed, sendable future: what the dyn-compatible async traits of the host return.
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;

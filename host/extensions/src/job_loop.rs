@@ -234,7 +234,7 @@ impl JobLoop {
             };
             if let Err(error) = result {
                 if error.as_engine().is_none() {
-                    let error = super::runtime::sanitise_console(&error.to_string());
+                    let error = super::console_text::sanitise_console(&error.to_string());
                     tracing::warn!(target: "earshot::extension", "uncaught exception in a timer: {error}");
                 } else {
                     return Err(error);

@@ -6,6 +6,7 @@
 //! * [`module_loader`] — relative imports, confined to the extension's folder.
 //! * [`runtime`] — the globals an extension sees.
 //! * [`job_loop`] — timers, microtasks and fetches, sleeping instead of spinning.
+//! * [`console_text`] — what `console.*` may put on a terminal.
 //! * [`web`] — the WinterTC web platform (events, streams, Blob, crypto, fetch, ...), lazily.
 //! * [`fetch`] — the HTTP side of `fetch`, on the session's runtime.
 //! * [`fetch_failure`] — why a `fetch` failed, as Node's `cause` says it.
@@ -18,6 +19,7 @@
 use earshot_core::{content, gate, names, runner, settings, sources, tls, trust};
 
 pub(crate) mod additions;
+pub mod console_text;
 pub mod errors;
 pub mod fetch;
 pub mod fetch_failure;

@@ -37,16 +37,7 @@ impl Default for ScriptLimits {
     }
 }
 
-/// The most characters of one console message that reach tracing; the rest is counted, not shown.
-pub const CONSOLE_MAX_CHARS: usize = 4_000;
-
-/// One console message made safe for a terminal, on one line: escape sequences, control
-/// characters, bidirectional overrides and zero-width characters are removed; CR, LF and tab
-/// are shown as the visible escapes `\r`, `\n` and `\t` (so a message cannot draw a line of its
-/// own, such as a fake prompt); and it is capped at [`CONSOLE_MAX_CHARS`] characters.
-pub fn sanitise_console(message: &str) -> String {
-    crate::gate::sanitise_escaping_breaks(message, CONSOLE_MAX_CHARS)
-}
+pub use super::console_text::{CONSOLE_MAX_CHARS, sanitise_console};
 
 /// Sends `console.*` of one extension to tracing, under target `earshot::extension`, sanitised by
 /// [`sanitise_console`]. The CLI shows that target only with `-v` or `RUST_LOG`; `console.warn`

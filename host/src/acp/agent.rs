@@ -5,10 +5,11 @@
 //! Long work (loading a session, a turn) runs in tasks of the connection, never in a handler: a
 //! handler that awaited a permission answer would stop the connection reading it.
 
+use parking_lot::Mutex;
 use std::collections::HashMap;
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
 
 use agent_client_protocol::schema::ProtocolVersion;
 use agent_client_protocol::v1::schema::{
@@ -160,17 +161,11 @@ impl AcpAgent {
             .state
             .sessions
             .lock()
-            .unwrap_or_else(|p| p.into_inner())
             .drain()
             .map(|(_, session)| session)
             .collect();
         for session in sessions {
-            if let Some(token) = session
-                .turn
-                .lock()
-                .unwrap_or_else(|p| p.into_inner())
-                .take()
-            {
+            if let Some(token) = session.turn.lock().take() {
                 token.cancel();
             }
             session.host.shutdown().await;
@@ -247,17 +242,14 @@ impl State {
             .chain(host.hook_notices().iter().cloned())
             .chain(host.session_start_report().lines_for_user())
             .collect();
-        self.sessions
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .insert(
-                session_id.0.to_string(),
-                Arc::new(Session {
-                    host: host.clone(),
-                    turn: Mutex::new(None),
-                    calls: Arc::default(),
-                }),
-            );
+        self.sessions.lock().insert(
+            session_id.0.to_string(),
+            Arc::new(Session {
+                host: host.clone(),
+                turn: Mutex::new(None),
+                calls: Arc::default(),
+            }),
+        );
         let mut meta = serde_json::Map::new();
         meta.insert(
             "earshot".into(),
@@ -315,12 +307,7 @@ impl State {
         responder: Responder<PromptResponse>,
         connection: ConnectionTo<Client>,
     ) {
-        let session = self
-            .sessions
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .get(&*request.session_id.0)
-            .cloned();
+        let session = self.sessions.lock().get(&*request.session_id.0).cloned();
         let Some(session) = session else {
             let _ = responder.respond_with_error(
                 Error::invalid_params().data(json!(format!("no session {}", request.session_id))),
@@ -329,7 +316,7 @@ impl State {
         };
         let token = CancellationToken::new();
         {
-            let mut turn = session.turn.lock().unwrap_or_else(|p| p.into_inner());
+            let mut turn = session.turn.lock();
             if turn.as_ref().is_some_and(|running| !running.is_cancelled()) {
                 drop(turn);
                 let _ = responder.respond_with_error(Error::invalid_request().data(json!(
@@ -371,23 +358,14 @@ impl State {
             StopReason::EndTurn
         };
         // One turn at a time per session: this one is over.
-        *session.turn.lock().unwrap_or_else(|p| p.into_inner()) = None;
+        *session.turn.lock() = None;
         let _ = responder.respond(PromptResponse::new(stop));
     }
 
     fn cancel(&self, session: &SessionId) {
-        let session = self
-            .sessions
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .get(&*session.0)
-            .cloned();
+        let session = self.sessions.lock().get(&*session.0).cloned();
         if let Some(session) = session
-            && let Some(token) = session
-                .turn
-                .lock()
-                .unwrap_or_else(|p| p.into_inner())
-                .as_ref()
+            && let Some(token) = session.turn.lock().as_ref()
         {
             token.cancel();
         }

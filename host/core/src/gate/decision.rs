@@ -1,8 +1,9 @@
 //! The decision itself.
 
+use parking_lot::Mutex;
 use std::collections::BTreeSet;
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use crate::names::{SourceKind, ToolId};
 use crate::settings::{Layer, Settings};
@@ -10,7 +11,7 @@ use crate::trust::{RuleFile, write_rule};
 
 use super::actions::Action;
 use super::display::sanitise_for_terminal;
-use super::prompter::{PromptAnswer, Prompter};
+use super::prompter::{PermissionPrompt, PromptAnswer, Prompter};
 use super::rules::{Effect, Rule, RuleSet};
 
 /// The most characters of a tool-supplied title shown.
@@ -62,54 +63,6 @@ pub struct Decision {
     pub decided_by: DecidedBy,
     /// The rule that names exactly this tool, e.g. `Mcp(github__create_issue)`.
     pub rule_name: String,
-}
-
-/// A question for the user, built only by the gate, for an `Ask` only.
-#[derive(Debug, Clone)]
-pub struct PermissionPrompt {
-    rule_name: String,
-    target: String,
-    title: String,
-    detail: String,
-    local_settings: Option<PathBuf>,
-    rule_is_exact: bool,
-    allow_rules_suspended: Option<String>,
-}
-
-impl PermissionPrompt {
-    /// The rule that would allow exactly this tool (computed by the host).
-    pub fn rule_name(&self) -> &str {
-        &self.rule_name
-    }
-    /// The namespaced tool name (computed by the host).
-    pub fn target(&self) -> &str {
-        &self.target
-    }
-    /// The tool's title, sanitised and capped (empty when none).
-    pub fn title(&self) -> &str {
-        &self.title
-    }
-    /// The tool's detail, sanitised and capped (empty when none).
-    pub fn detail(&self) -> &str {
-        &self.detail
-    }
-    /// Where "always for this project" would write the allow rule, when there is a project.
-    pub fn local_settings(&self) -> Option<&std::path::Path> {
-        self.local_settings.as_deref()
-    }
-    /// Whether [`PermissionPrompt::rule_name`] names exactly this call. It does not for a shell
-    /// command holding `*` (the rule would be a wildcard) or a control character (it would be
-    /// malformed): then "always" allows this call once, records nothing, and should not be
-    /// offered.
-    pub fn rule_is_exact(&self) -> bool {
-        self.rule_is_exact
-    }
-    /// Why every allow rule is suspended (a settings file that does not parse, a misspelt key,
-    /// a malformed deny or ask rule: with its file), when they are: an allow rule written now
-    /// would not count until that file is fixed.
-    pub fn allow_rules_suspended(&self) -> Option<&str> {
-        self.allow_rules_suspended.as_deref()
-    }
 }
 
 /// The final word on a call.
@@ -283,10 +236,7 @@ impl Gate {
 
     /// Whether `rule_name` was answered "always" in this session.
     fn answered_always(&self, rule_name: &str) -> bool {
-        self.answered_always
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .contains(rule_name)
+        self.answered_always.lock().contains(rule_name)
     }
 
     /// Asks `prompter`; an "always for this project" answer to a prompt whose rule is exact is
@@ -297,10 +247,7 @@ impl Gate {
             PromptAnswer::AllowAlwaysForProject if !prompt.rule_is_exact => Outcome::Allowed,
             PromptAnswer::AllowAlwaysForProject => {
                 let rule_name = prompt.rule_name;
-                self.answered_always
-                    .lock()
-                    .unwrap_or_else(|p| p.into_inner())
-                    .insert(rule_name.clone());
+                self.answered_always.lock().insert(rule_name.clone());
                 if let Some(settings) = &self.always
                     && let Err(error) =
                         write_rule(settings, Effect::Allow.key(), &rule_name, RuleFile::Local)

@@ -25,8 +25,9 @@ mod shell;
 
 pub use actions::compile_action_rule;
 pub use actions::{ACTION_KEYWORDS, Action};
-pub use decision::{DecidedBy, Decision, Gate, Outcome, PermissionPrompt, ToolRequest};
+pub use decision::{DecidedBy, Decision, Gate, Outcome, ToolRequest};
 pub use display::{sanitise_escaping_breaks, sanitise_for_terminal, strip_for_terminal};
+pub use prompter::PermissionPrompt;
 pub use prompter::deny_naming_the_rule;
 pub use prompter::{
     NonInteractivePrompter, PromptAnswer, Prompter, TerminalPrompter, terminal_busy,

@@ -1,13 +1,62 @@
 //! Who answers an `Ask`: the terminal, a non-interactive default, or an embedder (an editor over
 //! ACP, an MCP client through elicitation) implementing [`Prompter`].
 
+use parking_lot::Mutex;
 use std::io::{BufRead, Write};
-use std::sync::{Arc, Mutex};
+use std::path::PathBuf;
+use std::sync::Arc;
 
 use crate::runner::BoxFuture;
 
-use super::decision::PermissionPrompt;
 use super::display::sanitise_for_terminal;
+
+/// A question for the user, built only by the gate, for an `Ask` only.
+#[derive(Debug, Clone)]
+pub struct PermissionPrompt {
+    pub(super) rule_name: String,
+    pub(super) target: String,
+    pub(super) title: String,
+    pub(super) detail: String,
+    pub(super) local_settings: Option<PathBuf>,
+    pub(super) rule_is_exact: bool,
+    pub(super) allow_rules_suspended: Option<String>,
+}
+
+impl PermissionPrompt {
+    /// The rule that would allow exactly this tool (computed by the host).
+    pub fn rule_name(&self) -> &str {
+        &self.rule_name
+    }
+    /// The namespaced tool name (computed by the host).
+    pub fn target(&self) -> &str {
+        &self.target
+    }
+    /// The tool's title, sanitised and capped (empty when none).
+    pub fn title(&self) -> &str {
+        &self.title
+    }
+    /// The tool's detail, sanitised and capped (empty when none).
+    pub fn detail(&self) -> &str {
+        &self.detail
+    }
+    /// Where "always for this project" would write the allow rule, when there is a project.
+    pub fn local_settings(&self) -> Option<&std::path::Path> {
+        self.local_settings.as_deref()
+    }
+    /// Whether [`PermissionPrompt::rule_name`] names exactly this call. It does not for a shell
+    /// command holding `*` (the rule would be a wildcard) or a control character (it would be
+    /// malformed): then "always" allows this call once, records nothing, and should not be
+    /// offered.
+    pub fn rule_is_exact(&self) -> bool {
+        self.rule_is_exact
+    }
+    /// Why every allow rule is suspended (a settings file that does not parse, a misspelt key,
+    /// a malformed deny or ask rule: with its file), when they are: an allow rule written now
+    /// would not count until that file is fixed.
+    pub fn allow_rules_suspended(&self) -> Option<&str> {
+        self.allow_rules_suspended.as_deref()
+    }
+}
 
 /// The most characters of a prompt's target or rule shown (a shell command can be long).
 const SHOWN_CAP: usize = 1_000;
@@ -133,7 +182,7 @@ pub fn stdio_terminal() -> TerminalIo {
 /// Whether a dialogue holds the process's terminal right now (a progress line must not be
 /// drawn over a question).
 pub fn terminal_busy() -> bool {
-    stdio_terminal().try_lock().is_err()
+    stdio_terminal().try_lock().is_none()
 }
 
 /// Asks on a terminal: shows the host-computed rule name and the tool's sanitised title and
@@ -176,7 +225,7 @@ impl Prompter for TerminalPrompter {
 
 /// Shows `prompt` and reads answers until one is understood (or input ends: a deny).
 fn ask_on_terminal(io: &TerminalIo, prompt: &PermissionPrompt) -> PromptAnswer {
-    let mut io = io.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    let mut io = io.lock();
     let (input, output) = &mut *io;
     let target = sanitise_for_terminal(prompt.target(), SHOWN_CAP);
     let _ = writeln!(output, "earshot wants to run {target}");

@@ -1,6 +1,6 @@
 //! Permission rules: `Mcp(glob)`, `Extension(glob)`, `Plugin(glob)` under `permissions.allow`,
 //! `permissions.deny` and `permissions.ask`, read from every settings layer; and `Bash(…)`,
-//! `Read(…)`, `Skill(…)` for what the host itself does (see [`super::actions`]).
+//! `Read(…)`, `Skill(…)` for what the host itself does (see `gate/actions.rs`).
 
 use std::path::PathBuf;
 
@@ -265,7 +265,7 @@ impl RuleSet {
     /// deny rule that matches, else an allow rule, else the first ask rule; `None` when no rule in
     /// force matches. For a command line a deny or ask rule matches when it matches the line or
     /// any command in it, and allow rules apply only when they cover every command of a plain
-    /// line (see [`super::actions`]); the allow rule named is the one covering its first command.
+    /// line (see `gate/actions.rs`); the allow rule named is the one covering its first command.
     pub fn deciding_action_rule(&self, action: &Action<'_>) -> Option<Matched<'_>> {
         let keyword = action.keyword();
         let of = |effect: Effect| {

@@ -32,7 +32,7 @@ pub enum HookEvent {
     PermissionAsked,
     /// When a session starts (the host is built).
     SessionStart,
-    /// When a session ends ([`Host::shutdown`](crate::Host::shutdown)).
+    /// When a session ends (`earshot_host::Host::shutdown`).
     SessionEnd,
     /// The embedder's: the user submitted a prompt. May block it or replace it.
     UserPromptSubmit,

@@ -1,9 +1,10 @@
 //! Firing an event: the handlers that match, run (in parallel, identical ones once), the rewrites
 //! chained in a fixed order, and every answer combined so that it only narrows.
 
+use parking_lot::Mutex;
 use std::collections::BTreeSet;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, Ordering};
-use std::sync::{Arc, Mutex};
 
 use serde_json::{Map, Value, json};
 
@@ -27,7 +28,7 @@ pub type EnvLookup = Arc<dyn Fn(&str) -> Option<String> + Send + Sync>;
 
 pub use crate::mcp::user_start_dir;
 
-/// The hooks of one session, ready to fire. Built by [`HostBuilder`](crate::HostBuilder) from
+/// The hooks of one session, ready to fire. Built by `earshot_host::HostBuilder` from
 /// the settings (only the hooks that may run: enabled, and trusted where trust is needed).
 pub struct HookEngine {
     hooks: Vec<HookDefinition>,
@@ -420,7 +421,7 @@ impl HookEngine {
         let Some(config_dir) = self.settings.user_config_dir.clone() else {
             return;
         };
-        let mut written = self.last_written.lock().unwrap_or_else(|p| p.into_inner());
+        let mut written = self.last_written.lock();
         let results: Vec<(String, String)> = hooks
             .iter()
             .zip(answers)
@@ -528,13 +529,7 @@ impl HookEngine {
                 });
             }
         }
-        if answer.said_allow
-            && self
-                .said_allow
-                .lock()
-                .unwrap_or_else(|p| p.into_inner())
-                .insert(name.clone())
-        {
+        if answer.said_allow && self.said_allow.lock().insert(name.clone()) {
             report.outcomes.push(HookOutcome::Message {
                 hook: name.clone(),
                 text: "said \"allow\", which earshot reads as no decision: a hook cannot grant a permission, the gate decides (this notice is shown once)".into(),

@@ -1,9 +1,9 @@
 //! Each hook's last result (`ok`, `blocked`, `failed: …`), kept in the user's config dir so that
 //! `earshot hooks list` can show it after the session that ran the hook ended.
 
+use parking_lot::Mutex;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
 
 use serde_json::{Value, json};
 
@@ -47,7 +47,7 @@ pub fn last_results(config_dir: &Path) -> BTreeMap<String, (u64, String)> {
 /// the `hooks list` column.
 pub fn record(config_dir: &Path, results: Vec<(String, String)>) {
     static WRITING: Mutex<()> = Mutex::new(());
-    let _one_writer = WRITING.lock().unwrap_or_else(|p| p.into_inner());
+    let _one_writer = WRITING.lock();
     let path = results_file(config_dir);
     let mut map: serde_json::Map<String, Value> = std::fs::read_to_string(&path)
         .ok()

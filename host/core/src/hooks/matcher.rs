@@ -31,7 +31,7 @@ pub struct HookTool {
 
 impl HookTool {
     /// A tool of the embedder's own (`Bash` with target `git status`), for
-    /// [`Host::fire_pre_tool_use`](crate::Host::fire_pre_tool_use).
+    /// `earshot_host::Host::fire_pre_tool_use`.
     pub fn embedder(keyword: &str, target: &str) -> HookTool {
         HookTool {
             name: keyword.to_string(),

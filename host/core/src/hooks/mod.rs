@@ -3,9 +3,9 @@
 //!
 //! Configured under `hooks` in every settings layer, in Claude Code's shape. The host fires the
 //! tool events (`PreToolUse`, `PostToolUse`, `PostToolUseFailure`, `PermissionAsked`) on every
-//! [`Host::call`](crate::Host::call), whoever calls, and `SessionStart`/`SessionEnd`; the embedder
+//! `earshot_host::Host::call`, whoever calls, and `SessionStart`/`SessionEnd`; the embedder
 //! fires the agent loop's events (`UserPromptSubmit`, `Stop`, ...) through
-//! [`Host::fire_hook`](crate::Host::fire_hook).
+//! `earshot_host::Host::fire_hook`.
 //!
 //! What a hook says only narrows: a deny blocks the call, an ask raises it to at least an ask
 //! (a deny when no one can be asked), an `allow` is read as no decision. A failing hook narrows

@@ -9,10 +9,11 @@
 //! that version still ask for roots to learn the workspace.
 #![allow(deprecated)]
 
+use parking_lot::Mutex;
 use std::collections::VecDeque;
 use std::path::Path;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use rmcp::ClientHandler;
@@ -68,7 +69,7 @@ pub struct InFlight {
 
 impl Drop for InFlight {
     fn drop(&mut self) {
-        let mut tokens = self.tokens.lock().unwrap_or_else(|p| p.into_inner());
+        let mut tokens = self.tokens.lock();
         if let Some(at) = tokens.iter().position(|token| *token == self.token) {
             tokens.remove(at);
         }
@@ -112,10 +113,7 @@ impl EarshotClient {
 
     /// Marks the request with progress token `token` as in flight until the guard is dropped.
     pub fn request_started(&self, token: &ProgressToken) -> InFlight {
-        self.in_flight
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .push(token.clone());
+        self.in_flight.lock().push(token.clone());
         InFlight {
             tokens: self.in_flight.clone(),
             token: token.clone(),
@@ -124,7 +122,7 @@ impl EarshotClient {
 
     /// Whether a request of earshot's to this server is in flight (with `token`, when given).
     fn requesting(&self, token: Option<&ProgressToken>) -> bool {
-        let tokens = self.in_flight.lock().unwrap_or_else(|p| p.into_inner());
+        let tokens = self.in_flight.lock();
         match token {
             Some(token) => tokens.contains(token),
             None => !tokens.is_empty() || self.sending.load(Ordering::Acquire) > 0,
@@ -265,7 +263,7 @@ impl ClientHandler for EarshotClient {
 impl EarshotClient {
     /// Counts one more elicitation; false when the server is over its allowance.
     fn may_elicit(&self) -> bool {
-        let mut recent = self.elicited.lock().unwrap_or_else(|p| p.into_inner());
+        let mut recent = self.elicited.lock();
         let now = Instant::now();
         while recent
             .front()

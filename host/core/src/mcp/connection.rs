@@ -2,23 +2,24 @@
 //! raw JSON (so one malformed tool cannot hide the others), call a tool with a timeout, and close
 //! (stdin, then the process group).
 
+use parking_lot::Mutex;
 use std::path::Path;
-use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use rmcp::ServiceExt;
 use rmcp::model::{
-    CallToolRequest, CallToolRequestParams, CancelledNotification, CancelledNotificationParam,
-    ClientRequest, GetPromptRequest, GetPromptRequestParams, ListPromptsRequest,
-    ListResourceTemplatesRequest, ListResourcesRequest, ListToolsRequest, PaginatedRequestParams,
-    PingRequest, ReadResourceRequest, ReadResourceRequestParams, RequestId,
+    CallToolRequest, CallToolRequestParams, ClientRequest, GetPromptRequest,
+    GetPromptRequestParams, ListPromptsRequest, ListResourceTemplatesRequest, ListResourcesRequest,
+    ListToolsRequest, PaginatedRequestParams, PingRequest, ReadResourceRequest,
+    ReadResourceRequestParams,
 };
-use rmcp::service::{Peer, PeerRequestOptions, RoleClient, RunningService, ServiceError};
+use rmcp::service::{PeerRequestOptions, RoleClient, RunningService, ServiceError};
 use serde_json::Value;
 
 use super::client_handler::EarshotClient;
 use super::config::{ServerDefinition, Transport};
 use super::http::{http_client, http_config};
+use super::in_flight::CancelIfAbandoned;
 use super::oauth::{Challenge, OAuthTarget, authorized_client};
 use super::process_group::SHUTDOWN_GRACE;
 use super::stderr_tail::shorten;
@@ -328,7 +329,7 @@ pub fn one_line(text: &str) -> String {
 impl Connection {
     /// Why this connection ended, once it has.
     pub fn ended(&self) -> Option<Ending> {
-        if let Some(ending) = self.ended.lock().unwrap_or_else(|p| p.into_inner()).clone() {
+        if let Some(ending) = self.ended.lock().clone() {
             return Some(ending);
         }
         self.child.as_ref()?.0.ending()
@@ -572,10 +573,7 @@ impl Connection {
 
     /// The challenge the last failed request met, if any (taken: each is reported once).
     pub fn take_challenge(&self) -> Option<Challenge> {
-        self.challenged
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .take()
+        self.challenged.lock().take()
     }
 
     async fn describe_failure(&self, error: ServiceError, what: &str) -> CallFailure {
@@ -586,7 +584,7 @@ impl Connection {
         });
         if let Some(header) = challenge {
             let challenge = Challenge::parse(&header, self.url.as_deref().unwrap_or(""));
-            *self.challenged.lock().unwrap_or_else(|p| p.into_inner()) = Some(challenge.clone());
+            *self.challenged.lock() = Some(challenge.clone());
             return CallFailure::NeedsAuthorization(challenge);
         }
         match error {
@@ -604,7 +602,7 @@ impl Connection {
                         stderr: String::new(),
                     },
                 };
-                *self.ended.lock().unwrap_or_else(|p| p.into_inner()) = Some(reason.clone());
+                *self.ended.lock() = Some(reason.clone());
                 CallFailure::Ended(reason)
             }
             other => {
@@ -622,83 +620,5 @@ impl Connection {
         if let Some((_, shutdown)) = child {
             shutdown.shut_down(grace).await;
         }
-    }
-}
-
-/// Every request in flight in this process, so that a terminating signal can cancel them on
-/// their servers before earshot exits (a remote server is not ended with the process groups).
-static IN_FLIGHT: std::sync::Mutex<Vec<(u64, Peer<RoleClient>, RequestId)>> =
-    std::sync::Mutex::new(Vec::new());
-
-/// Numbers the entries of [`IN_FLIGHT`].
-static NEXT_IN_FLIGHT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-
-fn in_flight() -> std::sync::MutexGuard<'static, Vec<(u64, Peer<RoleClient>, RequestId)>> {
-    IN_FLIGHT.lock().unwrap_or_else(|p| p.into_inner())
-}
-
-/// Sends `notifications/cancelled` (with `reason`) for every request in flight, waiting at most
-/// `within` for them to be written. For a process about to exit on a signal.
-pub async fn cancel_in_flight(reason: &str, within: Duration) {
-    let pending: Vec<(Peer<RoleClient>, RequestId)> = in_flight()
-        .drain(..)
-        .map(|(_, peer, id)| (peer, id))
-        .collect();
-    let mut sends = tokio::task::JoinSet::new();
-    for (peer, id) in pending {
-        let notification = CancelledNotification::new(CancelledNotificationParam::new(
-            Some(id),
-            Some(reason.to_string()),
-        ));
-        sends.spawn(async move {
-            let _ = peer.send_notification(notification.into()).await;
-        });
-    }
-    let _ =
-        tokio::time::timeout(within, async { while sends.join_next().await.is_some() {} }).await;
-}
-
-/// Sends `notifications/cancelled` for a request whose caller dropped the call before the answer
-/// came, so the server can stop the work nobody waits for. Disarmed once the answer is in.
-/// While armed, the request is listed in [`IN_FLIGHT`].
-struct CancelIfAbandoned {
-    pending: Option<(Peer<RoleClient>, RequestId)>,
-    entry: u64,
-}
-
-impl CancelIfAbandoned {
-    fn new(peer: &Peer<RoleClient>, id: &RequestId) -> Self {
-        let entry = NEXT_IN_FLIGHT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        in_flight().push((entry, peer.clone(), id.clone()));
-        CancelIfAbandoned {
-            pending: Some((peer.clone(), id.clone())),
-            entry,
-        }
-    }
-
-    /// The request ended on its own (answered, failed or timed out inside rmcp).
-    fn disarm(mut self) {
-        self.pending = None;
-    }
-}
-
-impl Drop for CancelIfAbandoned {
-    fn drop(&mut self) {
-        in_flight().retain(|(entry, _, _)| *entry != self.entry);
-        let Some((peer, id)) = self.pending.take() else {
-            return;
-        };
-        // Drop cannot await: the notification goes out on the session's runtime, if it is
-        // still there (when it is not, the connection is closing anyway).
-        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
-            return;
-        };
-        runtime.spawn(async move {
-            let notification = CancelledNotification::new(CancelledNotificationParam::new(
-                Some(id),
-                Some("the caller stopped waiting for the answer".into()),
-            ));
-            let _ = peer.send_notification(notification.into()).await;
-        });
     }
 }

@@ -6,7 +6,8 @@
 //! An elicitation grants nothing: it is data for the server, never a permission answer, and the
 //! gate never sees it.
 
-use std::sync::{Arc, RwLock};
+use parking_lot::RwLock;
+use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
@@ -139,12 +140,12 @@ impl Default for ElicitorSlot {
 impl ElicitorSlot {
     /// Answers from now on with `elicitor`.
     pub fn set(&self, elicitor: Arc<dyn Elicitor>) {
-        *self.0.write().unwrap_or_else(|p| p.into_inner()) = elicitor;
+        *self.0.write() = elicitor;
     }
 
     /// The elicitor in force.
     pub fn current(&self) -> Arc<dyn Elicitor> {
-        self.0.read().unwrap_or_else(|p| p.into_inner()).clone()
+        self.0.read().clone()
     }
 }
 

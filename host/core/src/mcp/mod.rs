@@ -29,6 +29,7 @@ mod digest;
 mod elicitation;
 mod expand;
 mod http;
+mod in_flight;
 mod notifications;
 pub mod oauth;
 mod process_group;
@@ -52,7 +53,7 @@ pub use config::{
     PROJECT_DIR_VARIABLE, ServerDefinition, ServerEntry, SessionServer, Transport, parse_entry,
     read_servers,
 };
-pub use connection::{CallFailure, ConnectError, cancel_in_flight, seconds};
+pub use connection::{CallFailure, ConnectError, seconds};
 pub use digest::{
     DigestError, MAX_HASHED_BYTES, MAX_HASHED_FILES, SKIPPED_FOLDERS, ServerDigest,
     add_named_project_files, server_digest,
@@ -62,6 +63,7 @@ pub use elicitation::{
     FieldKind,
 };
 pub use expand::{ExpandError, expand};
+pub use in_flight::cancel_in_flight;
 pub use notifications::{CallProgress, CallProgressCallback, MAX_LOG_MESSAGES, PROGRESS_INTERVAL};
 pub use process_group::{SHUTDOWN_GRACE, describe_exit, end_all_groups, ending_on_signal};
 pub use prompts::{McpPrompt, McpPromptArgument, McpPromptMessage};

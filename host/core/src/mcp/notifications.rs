@@ -5,7 +5,8 @@
 //! most every [`PROGRESS_INTERVAL`], and past [`MAX_LOG_MESSAGES`] a minute log messages are
 //! dropped (with one warning saying so).
 
-use std::sync::{Arc, Mutex, RwLock};
+use parking_lot::{Mutex, RwLock};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
@@ -43,11 +44,11 @@ pub struct ProgressSlot(Arc<RwLock<Option<CallProgressCallback>>>);
 impl ProgressSlot {
     /// Reports to `callback` from now on.
     pub fn set(&self, callback: CallProgressCallback) {
-        *self.0.write().unwrap_or_else(|p| p.into_inner()) = Some(callback);
+        *self.0.write() = Some(callback);
     }
 
     fn current(&self) -> Option<CallProgressCallback> {
-        self.0.read().unwrap_or_else(|p| p.into_inner()).clone()
+        self.0.read().clone()
     }
 }
 
@@ -94,8 +95,8 @@ impl ServerNotices {
         };
         let finished = total.is_some_and(|total| progress >= total);
         {
-            let mut last = self.last_progress.lock().unwrap_or_else(|p| p.into_inner());
-            let mut finished_for = self.finished_for.lock().unwrap_or_else(|p| p.into_inner());
+            let mut last = self.last_progress.lock();
+            let mut finished_for = self.finished_for.lock();
             let first_finish = finished
                 && !finished_for
                     .iter()
@@ -123,7 +124,7 @@ impl ServerNotices {
     /// A log message: to `tracing` at its level, within the per-minute budget.
     pub fn log(&self, level: &str, logger: Option<&str>, data: &Value) {
         {
-            let mut budget = self.logs.lock().unwrap_or_else(|p| p.into_inner());
+            let mut budget = self.logs.lock();
             let now = Instant::now();
             if budget
                 .window_start
@@ -184,7 +185,7 @@ mod tests {
         let slot = ProgressSlot::default();
         let sink = seen.clone();
         slot.set(Arc::new(move |progress: &CallProgress| {
-            sink.lock().unwrap().push(progress.clone())
+            sink.lock().push(progress.clone())
         }));
         let notices = ServerNotices::new("s", slot);
         for step in 0..10_000 {
@@ -195,7 +196,7 @@ mod tests {
         for _ in 0..10_000 {
             notices.progress(&1, 1.0, Some(1.0), None);
         }
-        let seen = seen.lock().unwrap();
+        let seen = seen.lock();
         assert!(seen.len() < 100, "{} reports", seen.len());
         assert_eq!(seen.last().unwrap().progress, 10_000.0);
         assert_eq!(

@@ -1,8 +1,8 @@
 //! A stdio server's process group, ended as a whole: a server that ignores stdin closing, or
 //! leaves children behind, is still gone when earshot is done with it.
 
+use parking_lot::Mutex;
 use std::collections::BTreeSet;
-use std::sync::Mutex;
 use std::time::Duration;
 
 use tokio::process::Child;
@@ -11,8 +11,8 @@ use tokio::process::Child;
 /// them too (they are in their own groups, so a terminal's Ctrl-C never reaches them).
 static LIVE_GROUPS: Mutex<BTreeSet<i32>> = Mutex::new(BTreeSet::new());
 
-fn live_groups() -> std::sync::MutexGuard<'static, BTreeSet<i32>> {
-    LIVE_GROUPS.lock().unwrap_or_else(|p| p.into_inner())
+fn live_groups() -> parking_lot::MutexGuard<'static, BTreeSet<i32>> {
+    LIVE_GROUPS.lock()
 }
 
 /// Set once a terminating signal is being handled: the process is about to exit with its code.
@@ -46,7 +46,7 @@ pub fn end_all_groups_on_signals() {
                     ENDING_ON_SIGNAL.store(true, std::sync::atomic::Ordering::SeqCst);
                     // Calls in flight are cancelled on their servers first: a remote server
                     // is not ended with the process groups.
-                    super::connection::cancel_in_flight(
+                    super::in_flight::cancel_in_flight(
                         "the user interrupted earshot",
                         Duration::from_millis(500),
                     )

@@ -6,9 +6,10 @@
 //! the trust exactly as it would for a new session. A server whose call timed out is
 //! unresponsive: its calls fail at once, without taking the queue, until it answers a ping.
 
+use parking_lot::Mutex;
 use std::collections::HashMap;
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
@@ -181,14 +182,11 @@ struct Slot {
 
 impl Slot {
     fn unresponsive(&self) -> Option<String> {
-        self.unresponsive
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .clone()
+        self.unresponsive.lock().clone()
     }
 
     fn set_unresponsive(&self, why: Option<String>) {
-        *self.unresponsive.lock().unwrap_or_else(|p| p.into_inner()) = why;
+        *self.unresponsive.lock() = why;
     }
 
     fn definition(&self) -> Option<&ServerDefinition> {
@@ -252,7 +250,7 @@ impl Slot {
             Some(target) => target.stored_token_fingerprint().await,
             None => None,
         };
-        *self.login_wanted.lock().unwrap_or_else(|p| p.into_inner()) = Some((challenge, refused));
+        *self.login_wanted.lock() = Some((challenge, refused));
     }
 
     /// Whether the store now holds a token other than the one the server refused.
@@ -260,7 +258,7 @@ impl Slot {
         let Some(target) = &self.oauth else {
             return false;
         };
-        let refused = match &*self.login_wanted.lock().unwrap_or_else(|p| p.into_inner()) {
+        let refused = match &*self.login_wanted.lock() {
             Some((_, refused)) => refused.clone(),
             None => return false,
         };
@@ -272,7 +270,6 @@ impl Slot {
     fn wanted_challenge(&self) -> Option<Challenge> {
         self.login_wanted
             .lock()
-            .unwrap_or_else(|p| p.into_inner())
             .as_ref()
             .map(|(challenge, _)| challenge.clone())
     }
@@ -298,14 +295,14 @@ impl Slot {
     /// replaced it while this call was not holding the call lock).
     fn holds(&self, connection: &Arc<Connection>) -> bool {
         matches!(
-            &*self.live.lock().unwrap_or_else(|p| p.into_inner()),
+            &*self.live.lock(),
             Live::Up { connection: current, .. } if Arc::ptr_eq(current, connection)
         )
     }
 
     /// The connection the slot holds now, if up.
     fn current(&self) -> Option<Arc<Connection>> {
-        match &*self.live.lock().unwrap_or_else(|p| p.into_inner()) {
+        match &*self.live.lock() {
             Live::Up { connection, .. } => Some(connection.clone()),
             Live::Down(_) => None,
         }
@@ -313,10 +310,7 @@ impl Slot {
 
     fn set(&self, live: Live) -> Option<Arc<Connection>> {
         self.set_unresponsive(None);
-        let old = std::mem::replace(
-            &mut *self.live.lock().unwrap_or_else(|p| p.into_inner()),
-            live,
-        );
+        let old = std::mem::replace(&mut *self.live.lock(), live);
         match old {
             Live::Up { connection, .. } => Some(connection),
             Live::Down(_) => None,
@@ -446,10 +440,7 @@ impl McpServers {
         let looked_up: Mutex<HashMap<String, Option<String>>> = Mutex::new(HashMap::new());
         let recording = |name: &str| {
             let value = env(name);
-            looked_up
-                .lock()
-                .unwrap_or_else(|p| p.into_inner())
-                .insert(name.to_string(), value.clone());
+            looked_up.lock().insert(name.to_string(), value.clone());
             value
         };
         let mut entries = read_servers(settings, &recording);
@@ -497,7 +488,7 @@ impl McpServers {
             readmission: Readmission {
                 user_config_dir: settings.user_config_dir.clone(),
                 project: settings.project.clone(),
-                variables: looked_up.into_inner().unwrap_or_else(|p| p.into_inner()),
+                variables: looked_up.into_inner(),
             },
         };
         servers.connect_admitted(progress).await;
@@ -507,10 +498,7 @@ impl McpServers {
     async fn connect_admitted(&self, progress: &mut (dyn FnMut(StartProgress<'_>) + Send)) {
         let starting: Vec<usize> = (0..self.slots.len())
             .filter(|&index| {
-                let live = self.slots[index]
-                    .live
-                    .lock()
-                    .unwrap_or_else(|p| p.into_inner());
+                let live = self.slots[index].live.lock();
                 matches!(&*live, Live::Down(ServerState::Starting))
             })
             .collect();
@@ -557,7 +545,7 @@ impl McpServers {
             }
             // A start-up task that panicked leaves its slot starting: report it instead.
             for slot in &self.slots {
-                let mut live = slot.live.lock().unwrap_or_else(|p| p.into_inner());
+                let mut live = slot.live.lock();
                 if matches!(&*live, Live::Down(ServerState::Starting)) {
                     *live = Live::Down(ServerState::Failed(
                         "its start-up failed inside earshot (see -v for details)".into(),
@@ -583,10 +571,7 @@ impl McpServers {
     /// `browser`. For embedders with a user at hand (a terminal); without it such a call fails
     /// with the command that grants the scopes.
     pub fn allow_step_up(&self, browser: Browser) {
-        *self
-            .step_up_browser
-            .lock()
-            .unwrap_or_else(|p| p.into_inner()) = Some(browser);
+        *self.step_up_browser.lock() = Some(browser);
     }
 
     /// Reports the progress servers send during calls to `callback` from now on.
@@ -605,7 +590,7 @@ impl McpServers {
         self.slots
             .iter()
             .map(|slot| {
-                let live = slot.live.lock().unwrap_or_else(|p| p.into_inner());
+                let live = slot.live.lock();
                 let (state, warnings) = match &*live {
                     Live::Up {
                         connection,
@@ -646,12 +631,10 @@ impl McpServers {
     /// The tools `server` lists now, as raw JSON objects (empty unless connected).
     pub fn tools_of(&self, server: &str) -> Vec<Value> {
         self.slot(server)
-            .map(
-                |slot| match &*slot.live.lock().unwrap_or_else(|p| p.into_inner()) {
-                    Live::Up { tools, .. } => tools.clone(),
-                    Live::Down(_) => Vec::new(),
-                },
-            )
+            .map(|slot| match &*slot.live.lock() {
+                Live::Up { tools, .. } => tools.clone(),
+                Live::Down(_) => Vec::new(),
+            })
             .unwrap_or_default()
     }
 
@@ -660,10 +643,7 @@ impl McpServers {
     pub async fn refresh_changed(&self) -> Vec<String> {
         let mut changed = Vec::new();
         for slot in &self.slots {
-            let waiting = matches!(
-                &*slot.live.lock().unwrap_or_else(|p| p.into_inner()),
-                Live::Down(ServerState::NeedsLogin(_))
-            );
+            let waiting = matches!(&*slot.live.lock(), Live::Down(ServerState::NeedsLogin(_)));
             if waiting && slot.has_new_login().await {
                 if self.reconnect(slot).await.is_ok() {
                     changed.push(slot.entry.name.clone());
@@ -671,13 +651,8 @@ impl McpServers {
                 }
                 slot.refuse_stored_token().await;
             }
-            let restarted = std::mem::take(
-                &mut *slot
-                    .tools_replaced
-                    .lock()
-                    .unwrap_or_else(|p| p.into_inner()),
-            );
-            let connection = match &*slot.live.lock().unwrap_or_else(|p| p.into_inner()) {
+            let restarted = std::mem::take(&mut *slot.tools_replaced.lock());
+            let connection = match &*slot.live.lock() {
                 Live::Up { connection, .. } if connection.take_tools_changed() => {
                     connection.clone()
                 }
@@ -690,9 +665,7 @@ impl McpServers {
             let timeout = slot.startup_timeout(&self.options);
             let listed = tokio::time::timeout(timeout, connection.list_tools()).await;
             if let Ok(Ok(tools)) = listed {
-                if let Live::Up { tools: held, .. } =
-                    &mut *slot.live.lock().unwrap_or_else(|p| p.into_inner())
-                {
+                if let Live::Up { tools: held, .. } = &mut *slot.live.lock() {
                     *held = tools;
                 }
                 changed.push(slot.entry.name.clone());
@@ -1078,7 +1051,7 @@ impl McpServers {
                 },
             )
         };
-        let live = slot.live.lock().unwrap_or_else(|p| p.into_inner());
+        let live = slot.live.lock();
         match &*live {
             Live::Up { connection, .. } => match connection.ended() {
                 None => Ok(Some(connection.clone())),
@@ -1124,11 +1097,7 @@ impl McpServers {
         challenge: Challenge,
         refused: &Arc<Connection>,
     ) -> Option<Arc<Connection>> {
-        let browser = self
-            .step_up_browser
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .clone()?;
+        let browser = self.step_up_browser.lock().clone()?;
         slot.oauth.as_ref()?;
         let _one_login = slot.logging_in.lock().await;
         // Another call's step-up finished while this one waited for it: use its connection.
@@ -1138,7 +1107,7 @@ impl McpServers {
             return Some(current);
         }
         {
-            let mut step_ups = slot.step_ups.lock().unwrap_or_else(|p| p.into_inner());
+            let mut step_ups = slot.step_ups.lock();
             if *step_ups >= MAX_STEP_UPS_PER_SERVER {
                 return None;
             }
@@ -1168,7 +1137,7 @@ impl McpServers {
             .slot(server)
             .ok_or_else(|| format!("no MCP server named \"{server}\""))?;
         if let Live::Down(ServerState::AwaitingTrust(why) | ServerState::Failed(why)) =
-            &*slot.live.lock().unwrap_or_else(|p| p.into_inner())
+            &*slot.live.lock()
         {
             return Err(format!("server \"{server}\" is not started: {why}"));
         }
@@ -1252,7 +1221,7 @@ impl McpServers {
     /// closed, a wanted login is settled, and its tool list is marked for the registry.
     fn install(&self, slot: &Slot, connected: Connected) -> Arc<Connection> {
         let connection = Arc::new(connected.connection);
-        *slot.login_wanted.lock().unwrap_or_else(|p| p.into_inner()) = None;
+        *slot.login_wanted.lock() = None;
         if let Some(old) = slot.set(Live::Up {
             connection: connection.clone(),
             tools: connected.tools,
@@ -1260,10 +1229,7 @@ impl McpServers {
         }) {
             self.close_in_background(old);
         }
-        *slot
-            .tools_replaced
-            .lock()
-            .unwrap_or_else(|p| p.into_inner()) = true;
+        *slot.tools_replaced.lock() = true;
         connection
     }
 
@@ -1304,7 +1270,7 @@ impl McpServers {
     }
 
     fn restart_allowed(&self, slot: &Slot) -> Result<(), String> {
-        if *slot.restarted.lock().unwrap_or_else(|p| p.into_inner()) {
+        if *slot.restarted.lock() {
             Err("it was already restarted once in this session, so it stays down".into())
         } else {
             Ok(())
@@ -1313,7 +1279,7 @@ impl McpServers {
 
     fn mark_died(&self, slot: &Slot, ending: &Ending) {
         let reason = ending.sentence("");
-        let mut died_at = slot.died_at.lock().unwrap_or_else(|p| p.into_inner());
+        let mut died_at = slot.died_at.lock();
         if died_at.is_none() {
             *died_at = Some(Instant::now());
         }
@@ -1325,15 +1291,14 @@ impl McpServers {
 
     async fn restart(&self, slot: &Slot) -> Result<(Arc<Connection>, String), CallError> {
         let name = &slot.entry.name;
-        *slot.restarted.lock().unwrap_or_else(|p| p.into_inner()) = true;
-        let reason = match &*slot.live.lock().unwrap_or_else(|p| p.into_inner()) {
+        *slot.restarted.lock() = true;
+        let reason = match &*slot.live.lock() {
             Live::Down(ServerState::Died(reason)) => reason.clone(),
             _ => "stopped".into(),
         };
         let since = slot
             .died_at
             .lock()
-            .unwrap_or_else(|p| p.into_inner())
             .map(|at| at.elapsed())
             .unwrap_or_default();
         let wait = self.options.restart_backoff.saturating_sub(since);
@@ -1354,7 +1319,7 @@ impl McpServers {
         match result {
             Ok(connected) => {
                 let connection = self.install(slot, connected);
-                *slot.died_at.lock().unwrap_or_else(|p| p.into_inner()) = None;
+                *slot.died_at.lock() = None;
                 Ok((
                     connection,
                     format!(
@@ -1401,12 +1366,7 @@ impl McpServers {
 
     /// The process id of a connected stdio server (for tests and diagnostics).
     pub fn pid_of(&self, server: &str) -> Option<u32> {
-        match &*self
-            .slot(server)?
-            .live
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-        {
+        match &*self.slot(server)?.live.lock() {
             Live::Up { connection, .. } => connection.pid,
             Live::Down(_) => None,
         }

@@ -5,7 +5,7 @@
 //! earshot itself dies (SIGKILL, a crash). The child's pipes still belong to the caller's runtime:
 //! the spawn happens inside that runtime's context.
 
-use std::sync::Mutex;
+use parking_lot::Mutex;
 use std::sync::mpsc::{self, Sender};
 
 use tokio::process::{Child, Command};
@@ -16,7 +16,7 @@ type Job = Box<dyn FnOnce() + Send>;
 
 fn jobs() -> Option<Sender<Job>> {
     static JOBS: Mutex<Option<Sender<Job>>> = Mutex::new(None);
-    let mut jobs = JOBS.lock().unwrap_or_else(|p| p.into_inner());
+    let mut jobs = JOBS.lock();
     if jobs.is_none() {
         let (sender, receiver) = mpsc::channel::<Job>();
         let started = std::thread::Builder::new()

@@ -1,8 +1,9 @@
 //! The last bytes a server wrote to stderr, kept in a bounded buffer so that a server that floods
 //! stderr costs a fixed amount of memory, and every failure report can quote how its stderr ended.
 
+use parking_lot::Mutex;
 use std::collections::VecDeque;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use tokio::io::{AsyncRead, AsyncReadExt};
 
@@ -26,7 +27,7 @@ impl StderrTail {
 
     /// Appends `chunk`, dropping the oldest bytes past the cap.
     pub fn push(&self, chunk: &[u8]) {
-        let mut bytes = self.bytes.lock().unwrap_or_else(|p| p.into_inner());
+        let mut bytes = self.bytes.lock();
         let chunk = &chunk[chunk.len().saturating_sub(STDERR_TAIL_BYTES)..];
         let overflow = (bytes.len() + chunk.len()).saturating_sub(STDERR_TAIL_BYTES);
         bytes.drain(..overflow);
@@ -35,7 +36,7 @@ impl StderrTail {
 
     /// How many bytes are held (never more than [`STDERR_TAIL_BYTES`]).
     pub fn len(&self) -> usize {
-        self.bytes.lock().unwrap_or_else(|p| p.into_inner()).len()
+        self.bytes.lock().len()
     }
 
     /// Whether nothing was written.
@@ -47,7 +48,7 @@ impl StderrTail {
     /// when the server wrote nothing.
     pub fn last_lines(&self) -> Option<String> {
         let bytes: Vec<u8> = {
-            let held = self.bytes.lock().unwrap_or_else(|p| p.into_inner());
+            let held = self.bytes.lock();
             held.iter().copied().collect()
         };
         let text = String::from_utf8_lossy(&bytes);

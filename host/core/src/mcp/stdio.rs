@@ -2,11 +2,12 @@
 //! a bounded tail) and the rmcp transport over its pipes, which reads at most one bounded line at
 //! a time, skips what is not JSON-RPC and notes it, and stops on a flood.
 
+use parking_lot::Mutex;
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::Stdio;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use rmcp::RoleClient;
@@ -52,12 +53,12 @@ pub struct PipeReport {
 
 impl PipeReport {
     fn update(&self, change: impl FnOnce(&mut PipeEvents)) {
-        change(&mut self.events.lock().unwrap_or_else(|p| p.into_inner()));
+        change(&mut self.events.lock());
     }
 
     /// Reads the events.
     pub fn read<T>(&self, look: impl FnOnce(&PipeEvents) -> T) -> T {
-        look(&self.events.lock().unwrap_or_else(|p| p.into_inner()))
+        look(&self.events.lock())
     }
 
     /// Why the connection ended (`sent a message over 16 MiB…`, `exited with code 1`) and how

@@ -3,8 +3,9 @@
 //! the server wrote is sanitised before it is shown, and the header says it is the server
 //! asking, not earshot.
 
+use parking_lot::Mutex;
 use std::io::{BufRead, Write};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
@@ -46,7 +47,7 @@ impl Elicitor for TerminalElicitor {
         let request = request.clone();
         Box::pin(async move {
             let asked = tokio::task::spawn_blocking(move || {
-                let mut io = io.lock().unwrap_or_else(|p| p.into_inner());
+                let mut io = io.lock();
                 let (input, output) = &mut *io;
                 fill_in(&request, input.as_mut(), output.as_mut())
             });

@@ -16,7 +16,7 @@ use sha2::{Digest, Sha256};
 use wasmtime::component::Component;
 
 use super::engine::SandboxEngine;
-use super::error::SandboxError;
+use crate::sandbox_error::SandboxError;
 use crate::trust::CacheKey;
 
 /// Where compiled components are kept, and the key of their digests. `None` keeps nothing

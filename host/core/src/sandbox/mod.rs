@@ -9,7 +9,6 @@ mod bindings;
 mod cache;
 mod engine;
 mod engine_config;
-mod error;
 mod limits;
 mod output_parser;
 mod runner;
@@ -18,9 +17,9 @@ mod tool_component;
 mod tool_runner;
 mod validator;
 
+pub use crate::sandbox_error::SandboxError;
 pub use cache::{CacheOutcome, ComponentCache};
 pub use engine::{EPOCH_TICK, SandboxEngine};
-pub use error::SandboxError;
 pub use limits::SandboxLimits;
 pub use output_parser::{
     Attachment, McpOutputParser, NormalisedOutput, OUTPUT_COMPONENT, OutputError, OutputLimits,

@@ -1,19 +1,19 @@
 //! The mcp-output sandbox: untrusted MCP `CallToolResult` JSON in, the host's tool output out.
 
-use std::sync::Mutex;
+use parking_lot::Mutex;
 
 use super::bindings::mcp_output::McpOutput as OutputWorld;
 use super::bindings::mcp_output::earshot::plugin::types as wit;
 use super::bindings::mcp_output::exports::earshot::plugin::normalise::Limits as WitLimits;
 use super::cache::ComponentCache;
 use super::engine::SandboxEngine;
-use super::error::SandboxError;
 use super::limits::SandboxLimits;
 use super::runner::Runner;
 use crate::content::{
     ContentBlock, ContentLimits, EmbeddedResource, Media, ResourceContents, ResourceLink,
     base64_decoded_len,
 };
+use crate::sandbox_error::SandboxError;
 
 /// The parser component, built from `host/guests/mcp-output` during the build.
 const OUTPUT_WASM: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/earshot_mcp_output.wasm"));
@@ -161,10 +161,7 @@ impl McpOutputParser {
             max_attachment_bytes: self.limits.content.max_attachment_bytes,
             max_total_attachment_bytes: self.limits.content.max_total_attachment_bytes,
         };
-        let mut runner = self
-            .runner
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        let mut runner = self.runner.lock();
         let result = runner.call(|world, store| {
             world.earshot_plugin_normalise().call_normalise(
                 store,

@@ -6,9 +6,9 @@ use wasmtime::{Store, Trap};
 
 use super::cache::first_line;
 use super::engine::SandboxEngine;
-use super::error::SandboxError;
 use super::limits::SandboxLimits;
 use super::store::{GuestState, new_store};
+use crate::sandbox_error::SandboxError;
 
 /// A world's generated bindings, as the runner needs them.
 pub trait World: Sized {

@@ -1,6 +1,6 @@
 //! Third-party tool components (the `tool-provider` world), each in its own sandbox.
 
-use std::sync::Mutex;
+use parking_lot::Mutex;
 
 use serde_json::{Value, json};
 
@@ -9,9 +9,9 @@ use super::bindings::tool_provider::earshot::plugin::types as wit;
 use super::bindings::tool_provider_v1::ToolProvider as ToolProviderV1;
 use super::cache::{CacheOutcome, ComponentCache};
 use super::engine::SandboxEngine;
-use super::error::SandboxError;
 use super::limits::SandboxLimits;
 use super::runner::Runner;
+use crate::sandbox_error::SandboxError;
 
 /// A tool as the component described it (names are not yet namespaced or checked).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -164,10 +164,7 @@ impl ToolComponent {
     /// A [`SandboxError`] when the call traps, panics, runs out of time or memory; the component
     /// answers its next call from a fresh store.
     pub fn call(&self, tool: &str, input_json: &str) -> Result<ComponentOutput, SandboxError> {
-        let mut runner = self
-            .runner
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        let mut runner = self.runner.lock();
         match &mut *runner {
             VersionedRunner::Current(runner) => {
                 let output = runner.call(|world, store| {

@@ -1,7 +1,8 @@
 //! The schema-validator sandbox: JSON Schema validation in a capability-free component.
 
+use parking_lot::Mutex;
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, Weak};
+use std::sync::{Arc, Weak};
 
 use wasmtime::component::ResourceAny;
 
@@ -11,9 +12,9 @@ use super::bindings::schema_validator::exports::earshot::plugin::validation::{
 };
 use super::cache::ComponentCache;
 use super::engine::SandboxEngine;
-use super::error::SandboxError;
 use super::limits::SandboxLimits;
 use super::runner::Runner;
+use crate::sandbox_error::SandboxError;
 
 /// The validator component, built from `host/guests/schema-validator` during the build.
 const VALIDATOR_WASM: &[u8] =
@@ -186,10 +187,7 @@ impl SchemaValidator {
         schema_json: &str,
         remotes: &[Remote],
     ) -> Result<CompiledSchema, SchemaError> {
-        let mut inner = self
-            .inner
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        let mut inner = self.inner.lock();
         let mut entry = Entry {
             schema_json: schema_json.to_string(),
             remotes: remotes.to_vec(),
@@ -220,10 +218,7 @@ impl SchemaValidator {
     /// [`SchemaError::NotJson`] or [`SchemaError::Invalid`] when the schema fails its
     /// meta-schema; [`SchemaError::Sandbox`] when the sandbox fails.
     pub fn prepare(&self, schema_json: &str) -> Result<CompiledSchema, SchemaError> {
-        let mut inner = self
-            .inner
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        let mut inner = self.inner.lock();
         let checked = inner.runner.call(|world, store| {
             world
                 .earshot_plugin_validation()
@@ -256,10 +251,7 @@ impl SchemaValidator {
             Weak::ptr_eq(&schema.owner, &Arc::downgrade(&self.inner)),
             "a CompiledSchema is used only with the SchemaValidator that compiled it"
         );
-        let mut inner = self
-            .inner
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        let mut inner = self.inner.lock();
         let Inner {
             runner, entries, ..
         } = &mut *inner;
@@ -348,9 +340,7 @@ impl Drop for CompiledSchema {
         let Some(owner) = self.owner.upgrade() else {
             return;
         };
-        let mut inner = owner
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        let mut inner = owner.lock();
         let Some(entry) = inner.entries.remove(&self.id) else {
             return;
         };

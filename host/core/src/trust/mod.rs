@@ -16,7 +16,6 @@ mod grants;
 mod key;
 mod manifest;
 mod record;
-mod source;
 mod written;
 
 pub use grants::{RuleFile, allow_rule_signed, write_rule};
@@ -26,7 +25,6 @@ pub use record::{
     RecordError, TrustJudge, TrustKind, TrustState, record_trust, record_trust_parts, remove_trust,
     trust_state,
 };
-pub use source::{TrustSourceError, current_digest, trust_source};
 pub use written::{record_written, written_by_earshot};
 
 use sha2::{Digest, Sha256};

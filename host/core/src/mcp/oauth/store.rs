@@ -290,7 +290,7 @@ impl TokenStore {
         FileCredentials {
             store: Arc::new(self.clone()),
             key: key.clone(),
-            last_read: Arc::new(std::sync::Mutex::new(None)),
+            last_read: Arc::new(parking_lot::Mutex::new(None)),
         }
     }
 }
@@ -314,7 +314,7 @@ fn restrict(_path: &Path, _mode: u32) -> std::io::Result<()> {
 pub struct FileCredentials {
     store: Arc<TokenStore>,
     key: TokenKey,
-    last_read: Arc<std::sync::Mutex<Option<LastRead>>>,
+    last_read: Arc<parking_lot::Mutex<Option<LastRead>>>,
 }
 
 /// The credentials last read, with the identity of the file they were read from.
@@ -374,8 +374,7 @@ impl CredentialStore for FileCredentials {
                 )));
             }
         };
-        if let Some((seen, credentials)) =
-            &*self.last_read.lock().unwrap_or_else(|p| p.into_inner())
+        if let Some((seen, credentials)) = &*self.last_read.lock()
             && *seen == stamp
         {
             return Ok(credentials.clone());
@@ -389,8 +388,7 @@ impl CredentialStore for FileCredentials {
             })
             .await?;
         if let Some(stamp) = stamp {
-            *self.last_read.lock().unwrap_or_else(|p| p.into_inner()) =
-                Some((stamp, credentials.clone()));
+            *self.last_read.lock() = Some((stamp, credentials.clone()));
         }
         Ok(credentials)
     }
@@ -441,7 +439,7 @@ impl CredentialStore for FileCredentials {
         let file = self.blocking(|store, key| store.lock(key)).await?;
         // The refresh that follows reads the file itself, never the last read: a refresh token
         // must be the one stored now, whatever a coarse clock or a reused inode would say.
-        *self.last_read.lock().unwrap_or_else(|p| p.into_inner()) = None;
+        *self.last_read.lock() = None;
         Ok(Some(CredentialRefreshGuard::new(file)))
     }
 }

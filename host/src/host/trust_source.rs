@@ -9,7 +9,7 @@ use crate::sources::{
     MAX_COMPONENT_BYTES, extension_snapshot, find_component, find_extension, read_capped,
 };
 
-use super::{Manifest, digest_of, record_trust_parts};
+use crate::trust::{Manifest, digest_of, record_trust_parts};
 
 /// Why a source could not be trusted: one line naming it and what to do.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -1,0 +1,106 @@
+//! What the `earshot mcp` commands share: the configured servers found by name, connected with a
+//! progress line, or chosen for a command about one server; and the scope and transport
+//! arguments. Its own module so that each command's module uses it without reaching back into
+//! the `mcp` dispatcher.
+
+use earshot_host::host::McpStart;
+use earshot_host::mcp::{
+    McpOptions, McpServers, ONE_SHOT_EXIT_GRACE, ServerEntry, read_servers, shown_name,
+};
+use earshot_host::settings::Layer;
+
+use super::progress::ProgressLine;
+use super::{Context, Failure};
+
+/// A settings file named on the command line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum ScopeArg {
+    /// `.earshot/settings.local.json`: yours, this project only.
+    Local,
+    /// `settings.json` in your config dir: every project.
+    User,
+    /// `.earshot/settings.json`: checked in, shared with the repository.
+    Project,
+}
+
+impl ScopeArg {
+    /// The settings layer this names.
+    pub(crate) fn layer(self) -> Layer {
+        match self {
+            ScopeArg::Local => Layer::Local,
+            ScopeArg::User => Layer::User,
+            ScopeArg::Project => Layer::Project,
+        }
+    }
+}
+
+/// A server's transport, as `mcp add` takes it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum TransportArg {
+    /// A command speaking MCP on stdin/stdout.
+    Stdio,
+    /// Streamable HTTP.
+    Http,
+}
+
+/// Every configured server entry, `${VAR}` expanded from the environment.
+pub(crate) fn servers(context: &Context) -> Vec<ServerEntry> {
+    read_servers(&context.settings, &Context::env)
+}
+
+/// Connects to every admitted server (or just `only`), with a progress line on a terminal.
+pub(crate) async fn connect(context: &Context, only: Option<&str>) -> McpServers {
+    let total = servers(context)
+        .iter()
+        .filter(|entry| only.is_none_or(|name| entry.name == name))
+        .count();
+    let mut progress = ProgressLine::start(total);
+    let servers = McpServers::start(
+        &context.settings,
+        &Context::env,
+        McpOptions {
+            end_servers_on_signals: true,
+            exit_grace: ONE_SHOT_EXIT_GRACE,
+            ..McpOptions::from_settings(&context.settings)
+        },
+        only,
+        &mut |step| progress.update(step),
+    )
+    .await;
+    progress.finish();
+    servers
+}
+
+/// The entry named `name`, or the one-line error that says so.
+pub(crate) fn find(entries: Vec<ServerEntry>, name: &str) -> Result<ServerEntry, Failure> {
+    entries
+        .into_iter()
+        .find(|entry| entry.name == name)
+        .ok_or_else(|| no_such_server(name))
+}
+
+/// The one line for a server name no settings file configures.
+pub(crate) fn no_such_server(name: &str) -> Failure {
+    Failure::new(format!(
+        "no MCP server named \"{}\" in any settings file; `earshot mcp list` shows what is configured",
+        shown_name(name)
+    ))
+}
+
+/// What to start for a command about `server` alone: that server, or (for none) every one. A
+/// server no settings file configures is reported at once, before anything starts.
+pub(crate) fn start_for(
+    settings: &earshot_host::Settings,
+    server: Option<&str>,
+) -> Result<McpStart, Failure> {
+    let Some(server) = server else {
+        return Ok(McpStart::All);
+    };
+    if read_servers(settings, &Context::env)
+        .iter()
+        .any(|entry| entry.name == server)
+    {
+        return Ok(McpStart::server(server));
+    }
+    Err(no_such_server(server))
+}

@@ -328,7 +328,7 @@ impl HostBuilder {
                 &mut registry,
             );
             #[cfg(not(feature = "js"))]
-            crate::loaders::no_extensions::load_extensions(&settings, &validator, &mut registry);
+            crate::loaders::no_extensions::load_extensions(&settings, &mut registry);
             let skills = Arc::new(crate::skills::Library::load(&settings));
             let parser = if wants_mcp {
                 Some(Arc::new(McpOutputParser::new(&engine, &cache)?))

@@ -4,7 +4,6 @@
 
 use crate::names::SourceKind;
 use crate::registry::ToolRegistry;
-use crate::sandbox::SchemaValidator;
 use crate::settings::Settings;
 use crate::sources::find_extensions;
 
@@ -12,11 +11,7 @@ use crate::sources::find_extensions;
 pub const NO_JS_RUNTIME: &str = "not loaded: this build of earshot-host has no TypeScript/JavaScript runtime (built without its `js` feature); rebuild with the default features to run extensions";
 
 /// Reports every extension the settings name as not loadable in this build.
-pub fn load_extensions(
-    settings: &Settings,
-    _validator: &SchemaValidator,
-    registry: &mut ToolRegistry,
-) {
+pub fn load_extensions(settings: &Settings, registry: &mut ToolRegistry) {
     let mut reported = std::collections::HashSet::new();
     for file in find_extensions(settings) {
         if reported.insert(file.name.clone()) {

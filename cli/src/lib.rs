@@ -6,6 +6,7 @@ mod files;
 mod hooks;
 mod mcp;
 mod mcp_add;
+#[cfg(feature = "mcp")]
 mod mcp_login;
 mod mcp_prompts;
 mod mcp_resources;

@@ -23,6 +23,7 @@ fn main() -> std::process::ExitCode {
     };
     let code = runtime.block_on(async {
         let code = earshot_cli::run().await;
+        #[cfg(feature = "mcp")]
         if earshot_host::mcp::ending_on_signal() {
             // A signal is ending the servers; its handler exits with 128 + the signal's number.
             std::future::pending::<()>().await;

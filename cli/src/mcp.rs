@@ -4,12 +4,15 @@ use clap::Subcommand;
 use serde_json::json;
 
 use earshot_host::gate::sanitise_for_terminal;
+#[cfg(feature = "mcp")]
 use earshot_host::host::HostBuilder;
+#[cfg(feature = "mcp")]
+use earshot_host::mcp::McpOptions;
 use earshot_host::mcp::{
-    McpOptions, ServerState, Transport, digest_for_trust, effective_entry, read_servers, seconds,
-    shown_name,
+    ServerState, Transport, digest_for_trust, effective_entry, read_servers, seconds, shown_name,
 };
 use earshot_host::names::SourceKind;
+#[cfg(feature = "mcp")]
 use earshot_host::sandbox::ComponentCache;
 use earshot_host::settings::Layer;
 use earshot_host::trust::{record_trust_parts, remove_trust};
@@ -159,6 +162,7 @@ pub(crate) enum McpCommand {
 
 pub(crate) async fn run(context: &Context, command: McpCommand) -> CommandResult {
     match command {
+        #[cfg(feature = "mcp")]
         McpCommand::Serve => serve(context).await,
         McpCommand::List { json } => list(context, json).await,
         McpCommand::Get { name, json } => get(context, &name, json).await,
@@ -166,8 +170,16 @@ pub(crate) async fn run(context: &Context, command: McpCommand) -> CommandResult
             super::each_name(&names, |name| trust(context, name, partial))
         }
         McpCommand::Untrust { names } => super::each_name(&names, |name| untrust(context, name)),
+        #[cfg(feature = "mcp")]
         McpCommand::Login { name } => super::mcp_login::login_command(context, &name).await,
+        #[cfg(feature = "mcp")]
         McpCommand::Logout { name } => super::mcp_login::logout_command(context, &name).await,
+        #[cfg(not(feature = "mcp"))]
+        McpCommand::Serve | McpCommand::Login { .. } | McpCommand::Logout { .. } => {
+            Err(Failure::new(
+                "this build of earshot has no MCP client or server (built without its `mcp` feature); rebuild with the default features to use MCP",
+            ))
+        }
         McpCommand::AddJson {
             scope,
             force,
@@ -216,6 +228,7 @@ pub(crate) async fn run(context: &Context, command: McpCommand) -> CommandResult
     }
 }
 
+#[cfg(feature = "mcp")]
 /// `earshot mcp serve`: the session on the project's settings (the same trust rules as any
 /// session), served on stdin/stdout until the client closes stdin. What did not load goes to
 /// stderr and the client's log; stdout carries only the protocol.

@@ -4,11 +4,12 @@
 //! the `mcp` dispatcher.
 
 use earshot_host::host::McpStart;
-use earshot_host::mcp::{
-    McpOptions, McpServers, ONE_SHOT_EXIT_GRACE, ServerEntry, read_servers, shown_name,
-};
+#[cfg(feature = "mcp")]
+use earshot_host::mcp::{McpOptions, McpServers, ONE_SHOT_EXIT_GRACE};
+use earshot_host::mcp::{ServerEntry, read_servers, shown_name};
 use earshot_host::settings::Layer;
 
+#[cfg(feature = "mcp")]
 use super::progress::ProgressLine;
 use super::{Context, Failure};
 
@@ -49,6 +50,7 @@ pub(crate) fn servers(context: &Context) -> Vec<ServerEntry> {
 }
 
 /// Connects to every admitted server (or just `only`), with a progress line on a terminal.
+#[cfg(feature = "mcp")]
 pub(crate) async fn connect(context: &Context, only: Option<&str>) -> McpServers {
     let total = servers(context)
         .iter()
@@ -69,6 +71,51 @@ pub(crate) async fn connect(context: &Context, only: Option<&str>) -> McpServers
     .await;
     progress.finish();
     servers
+}
+
+/// In a build without the MCP client: every configured server (or just `only`), each reported as
+/// one this build cannot start.
+#[cfg(not(feature = "mcp"))]
+pub(crate) async fn connect(context: &Context, only: Option<&str>) -> Unstarted {
+    let statuses = servers(context)
+        .into_iter()
+        .filter(|entry| only.is_none_or(|name| entry.name == name))
+        .map(|entry| earshot_host::ServerStatus {
+            transport: earshot_host::mcp::transport_name(&entry),
+            name: entry.name,
+            layer: entry.layer,
+            shadows: entry.shadows,
+            state: earshot_host::ServerState::Failed(NO_MCP_CLIENT.into()),
+            warnings: Vec::new(),
+        })
+        .collect();
+    Unstarted { statuses }
+}
+
+/// Why no server starts in a build without the MCP client.
+#[cfg(not(feature = "mcp"))]
+pub(crate) const NO_MCP_CLIENT: &str = "not started: this build of earshot has no MCP client (built without its `mcp` feature); rebuild with the default features to use MCP servers";
+
+/// The configured servers of a build without the MCP client, none of them started.
+#[cfg(not(feature = "mcp"))]
+pub(crate) struct Unstarted {
+    statuses: Vec<earshot_host::ServerStatus>,
+}
+
+#[cfg(not(feature = "mcp"))]
+impl Unstarted {
+    /// Each server, with the state that says why it did not start.
+    pub(crate) fn statuses(&self) -> Vec<earshot_host::ServerStatus> {
+        self.statuses.clone()
+    }
+
+    /// No tools: nothing started.
+    pub(crate) fn tools_of(&self, _server: &str) -> Vec<serde_json::Value> {
+        Vec::new()
+    }
+
+    /// Nothing to shut down.
+    pub(crate) async fn shut_down(&self) {}
 }
 
 /// The entry named `name`, or the one-line error that says so.

@@ -96,10 +96,15 @@ pub(crate) async fn load_host(
     settings: earshot_host::settings::Settings,
     start: McpStart,
 ) -> Result<Host, Failure> {
-    let servers = read_servers(&settings, &Context::env)
-        .iter()
-        .filter(|entry| start.includes(&entry.name))
-        .count();
+    // A build without the MCP client starts none (each is reported as a problem below).
+    let servers = if cfg!(feature = "mcp") {
+        read_servers(&settings, &Context::env)
+            .iter()
+            .filter(|entry| start.includes(&entry.name))
+            .count()
+    } else {
+        0
+    };
     let progress = Arc::new(Mutex::new(ProgressLine::start(servers)));
     let options = McpOptions {
         end_servers_on_signals: true,
@@ -107,6 +112,7 @@ pub(crate) async fn load_host(
         ..McpOptions::from_settings(&settings)
     };
     let reporting = progress.clone();
+    #[cfg(feature = "mcp")]
     let browser = super::mcp_login::browser(&settings);
     let mut builder = HostBuilder::new(settings);
     let on_terminal = std::io::stdin().is_terminal() && std::io::stderr().is_terminal();
@@ -128,6 +134,7 @@ pub(crate) async fn load_host(
     progress.lock().finish();
     // Someone is there to log in again when a server asks for more scopes; otherwise such a
     // call fails with the command that grants them.
+    #[cfg(feature = "mcp")]
     if on_terminal && let Some(servers) = host.mcp() {
         servers.allow_step_up(browser);
     }

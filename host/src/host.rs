@@ -17,13 +17,17 @@ use crate::dispatch::{HookNote, call_registered};
 use crate::gate::{Gate, Outcome, Prompter};
 use crate::hooks::{HookAsk, HookEngine, HookEvent, HookReport, HookTool, HookedCall};
 use crate::loaders::components::load_components;
+#[cfg(feature = "mcp")]
 use crate::loaders::mcp::{load_mcp_tools, reload_server_tools};
+#[cfg(not(feature = "mcp"))]
+use crate::loaders::no_mcp::{McpServers, reload_server_tools};
 use crate::mcp::{
     CallProgressCallback, Elicitor, LISTED_MCP_TOOLS_LIMIT, MAX_SEARCH_RESULTS, McpOptions,
-    McpPrompt, McpPromptMessage, McpServers, SearchDocument, SearchIndex, ServerState,
-    SessionServer, StartProgress, TOOL_SEARCH_NAME, messages_of, missing_arguments, prompts_of,
-    read_servers,
+    McpPrompt, McpPromptMessage, SearchDocument, SearchIndex, ServerState, SessionServer,
+    StartProgress, TOOL_SEARCH_NAME, messages_of, missing_arguments, prompts_of,
 };
+#[cfg(feature = "mcp")]
+use crate::mcp::{McpServers, read_servers};
 use crate::names::{SourceKind, ToolId};
 use crate::registry::{RegisteredTool, ToolRegistry};
 use crate::runner::{CallError, ToolOutput};
@@ -301,6 +305,9 @@ impl HostBuilder {
         });
         let env: EnvLookup = env.unwrap_or_else(|| Arc::new(|name: &str| std::env::var(name).ok()));
         let mcp_options = mcp_options.unwrap_or_else(|| McpOptions::from_settings(&settings));
+        #[cfg(not(feature = "mcp"))]
+        let wants_mcp = false;
+        #[cfg(feature = "mcp")]
         let wants_mcp = read_servers(&settings, &*env)
             .iter()
             .any(|entry| mcp_start.includes(&entry.name))
@@ -338,6 +345,7 @@ impl HostBuilder {
             Ok::<_, SandboxError>((settings, validator, registry, parser, skills))
         })
         .await?;
+        #[cfg(feature = "mcp")]
         let mcp = match &parser {
             Some(parser) => {
                 let mut report = |step: StartProgress<'_>| {
@@ -366,6 +374,18 @@ impl HostBuilder {
                 Some(servers)
             }
             None => None,
+        };
+        #[cfg(not(feature = "mcp"))]
+        let mcp: Option<Arc<McpServers>> = {
+            let _ = (mcp_options, elicitor, call_progress, &mut progress, &parser);
+            crate::loaders::no_mcp::report_servers(
+                &settings,
+                &*env,
+                &|name| mcp_start.includes(name),
+                &session_servers,
+                &mut registry,
+            );
+            None
         };
         let gate = Gate::from_settings(&settings);
         let (hooks, hook_notices) = if hooks {

@@ -13,8 +13,10 @@
 //!
 //! * [`host`] — a loaded session: settings, gate, sandboxes, registry.
 //! * [`loaders`] — sources into registered tools (components, extensions, MCP servers' tools).
-//! * [`serve`] — `earshot mcp serve`: the session's tools, gated, as one MCP server.
-//! * [`acp`] — `earshot acp`: the host as an ACP agent; the editor answers asks, never a deny.
+//! * `serve` — `earshot mcp serve`: the session's tools, gated, as one MCP server (the `serve`
+//!   feature).
+//! * `acp` — `earshot acp`: the host as an ACP agent; the editor answers asks, never a deny (the
+//!   `acp` feature).
 //!
 //! From `earshot-core` (host/core/), re-exported under the same names:
 //!
@@ -27,7 +29,8 @@
 //! * [`sources`] — what each loader would load, found without loading it.
 //! * [`names`] — source names, namespaced tool names, model-facing aliases.
 //! * [`skills`] — skills and slash commands.
-//! * [`mcp`] — MCP servers: configuration, connections (rmcp), tool_search.
+//! * [`mcp`] — MCP servers: configuration, admission, status, tool_search; with earshot-mcp's
+//!   client (host/mcp/, the `mcp` feature) re-exported into the same module.
 //! * [`redact`] — the values `${VAR}` expanded to, masked in everything earshot writes.
 //! * [`sandbox`] — the wasm sandboxes: schema validator, MCP output parser, tool components.
 //! * [`paths`] — where the user's files live.
@@ -38,8 +41,25 @@
 //! The `earshot` command is its own crate (cli/), one more embedder of this API.
 
 pub use earshot_core::{
-    content, gate, hooks, mcp, names, paths, redact, registry, sandbox, settings, skills, sources,
+    content, gate, hooks, names, paths, redact, registry, sandbox, settings, skills, sources,
 };
+
+/// MCP servers: configuration, admission, status, prompts, resources and `tool_search`
+/// (earshot-core's `mcp`), and, with the `mcp` feature (on by default), the client itself
+/// (earshot-mcp: rmcp connections, [`McpServers`](mcp::McpServers), OAuth logins).
+pub mod mcp {
+    pub use earshot_core::mcp::*;
+    #[cfg(feature = "mcp")]
+    pub use earshot_mcp::*;
+
+    /// An entry's `oauth` block (earshot-core) and, with the `mcp` feature, logins, the token
+    /// store and refresh (earshot-mcp).
+    pub mod oauth {
+        pub use earshot_core::mcp::oauth::*;
+        #[cfg(feature = "mcp")]
+        pub use earshot_mcp::oauth::*;
+    }
+}
 
 /// Trust records a repository cannot forge (earshot-core's `trust`), and trusting a source by
 /// name with the digest its loader checks ([`trust_source`](trust::trust_source), which needs
@@ -54,9 +74,11 @@ use earshot_core::{dispatch, runner};
 #[cfg(feature = "js")]
 pub use earshot_extensions as extensions;
 
+#[cfg(feature = "acp")]
 pub mod acp;
 pub mod host;
 pub mod loaders;
+#[cfg(feature = "serve")]
 pub mod serve;
 
 /// The extension loader exactly as a session runs it, for `benches/extensions.rs` to time (not

@@ -3,6 +3,9 @@
 //! spawned). Driven in-process by the ACP crate's client side, with a recording editor and the
 //! sentinel fixture server (its `touch` tool creates a file, so a call that ran is visible).
 
+// Its MCP tests are compiled out without the MCP client; what only they use goes with them.
+#![cfg_attr(not(feature = "mcp"), allow(dead_code, unused_imports))]
+
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -230,6 +233,7 @@ fn local_settings(sandbox: &Sandbox) -> Option<String> {
     std::fs::read_to_string(sandbox.project().join(".earshot/settings.local.json")).ok()
 }
 
+#[cfg(feature = "mcp")]
 #[test]
 fn a_deny_rule_is_never_asked_and_an_editor_that_allows_everything_cannot_run_it() {
     // The deny in the project's checked-in file; then in the user's file with an allow in the
@@ -275,6 +279,7 @@ fn a_deny_rule_is_never_asked_and_an_editor_that_allows_everything_cannot_run_it
     }
 }
 
+#[cfg(feature = "mcp")]
 #[test]
 fn only_the_options_offered_count_and_every_other_answer_denies() {
     for answer in [
@@ -309,6 +314,7 @@ fn only_the_options_offered_count_and_every_other_answer_denies() {
     }
 }
 
+#[cfg(feature = "mcp")]
 #[test]
 fn a_cancel_while_the_editor_is_asked_denies_and_ends_the_turn_cancelled() {
     let (sandbox, sentinel) = sentinel_project(json!({}));
@@ -340,6 +346,7 @@ fn a_cancel_while_the_editor_is_asked_denies_and_ends_the_turn_cancelled() {
     assert_eq!(seen.lock().unwrap().statuses(), [ToolCallStatus::Failed]);
 }
 
+#[cfg(feature = "mcp")]
 #[test]
 fn a_connection_dropped_while_the_editor_is_asked_runs_nothing() {
     let (sandbox, sentinel) = sentinel_project(json!({}));
@@ -362,6 +369,7 @@ fn a_connection_dropped_while_the_editor_is_asked_runs_nothing() {
     assert_eq!(local_settings(&sandbox), None);
 }
 
+#[cfg(feature = "mcp")]
 #[test]
 fn allow_always_writes_one_rule_for_that_tool_and_a_later_deny_still_wins_without_asking() {
     let (sandbox, sentinel) = sentinel_project(json!({}));
@@ -412,6 +420,7 @@ fn allow_always_writes_one_rule_for_that_tool_and_a_later_deny_still_wins_withou
     assert_eq!(later.lock().unwrap().statuses(), [ToolCallStatus::Failed]);
 }
 
+#[cfg(feature = "mcp")]
 #[test]
 fn an_untrusted_project_server_stays_stopped_and_meta_grants_nothing() {
     let sandbox = Sandbox::new();
@@ -474,6 +483,7 @@ fn an_untrusted_project_server_stays_stopped_and_meta_grants_nothing() {
     assert!(!sentinel.exists());
 }
 
+#[cfg(feature = "mcp")]
 #[test]
 fn the_editors_stdio_servers_are_never_started_and_each_rejection_is_reported() {
     let (sandbox, sentinel) = sentinel_project(json!({}));
@@ -528,6 +538,7 @@ fn the_editors_stdio_servers_are_never_started_and_each_rejection_is_reported() 
     assert!(!sentinel.exists());
 }
 
+#[cfg(feature = "mcp")]
 #[test]
 fn an_editors_http_server_joins_the_session_gated_asking_the_editor_and_obeying_deny_rules() {
     let (mut server, port) = everything_over_http();
@@ -627,6 +638,7 @@ fn an_editor_that_declares_notices_hears_each_rejection_as_a_notice() {
     assert!(!seen.messages().contains("from the editor is not used"));
 }
 
+#[cfg(feature = "mcp")]
 #[test]
 fn a_pre_tool_use_hook_that_blocks_fails_the_tool_call_and_the_editor_is_never_asked() {
     let (sandbox, sentinel) = sentinel_project(json!({

@@ -2,6 +2,9 @@
 //! TypeScript SDK (`fixtures/acp-client/drive.mjs`, installed by `.ci/run`). The same promises as
 //! `acp.rs`, across a real process boundary and another implementation of the protocol.
 
+// Its MCP tests are compiled out without the MCP client; what only they use goes with them.
+#![cfg_attr(not(feature = "mcp"), allow(dead_code, unused_imports))]
+
 use serde_json::{Value, json};
 
 use crate::common::{Sandbox, fixture_server};
@@ -15,6 +18,7 @@ fn client_dir() -> std::path::PathBuf {
     dir
 }
 
+#[cfg(feature = "mcp")]
 #[test]
 fn an_independent_editor_that_allows_everything_cannot_run_a_denied_tool_or_spawn_a_process() {
     let sandbox = Sandbox::new();

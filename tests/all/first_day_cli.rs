@@ -5,6 +5,9 @@
 //! `trust` takes several names, `mcp get` has no empty header, a server's read-only claim is shown
 //! apart from the verdict, and `npx` without `-y` is named when a server never answers.
 
+// Its MCP tests are compiled out without the MCP client; what only they use goes with them.
+#![cfg_attr(not(feature = "mcp"), allow(dead_code, unused_imports))]
+
 use serde_json::json;
 
 use crate::common::Sandbox;
@@ -198,6 +201,7 @@ fn with_allow_rules_suspended_by_a_typo_the_denial_names_the_file_to_fix() {
 }
 
 // Its tool is a TypeScript extension.
+#[cfg(feature = "mcp")]
 #[cfg(feature = "js")]
 #[test]
 fn hints_name_the_project_through_mcp_serve_and_the_cwd_form_when_a_script_does_not_start() {
@@ -252,6 +256,7 @@ fn hints_name_the_project_through_mcp_serve_and_the_cwd_form_when_a_script_does_
     );
 }
 
+#[cfg(feature = "mcp")]
 #[test]
 fn mcp_get_starts_with_the_servers_name_and_a_claimed_read_only_hint_is_shown_apart() {
     let sandbox = Sandbox::new();
@@ -277,6 +282,7 @@ fn mcp_get_starts_with_the_servers_name_and_a_claimed_read_only_hint_is_shown_ap
     );
 }
 
+#[cfg(feature = "mcp")]
 /// `npx` without `-y` asks "Ok to proceed?" before installing, and no one answers: the start
 /// failure says so. A stand-in `npx` that asks and waits, as the real one does offline.
 #[test]
@@ -325,6 +331,7 @@ fn a_server_run_by_npx_without_yes_that_never_answers_is_explained() {
     );
 }
 
+#[cfg(feature = "mcp")]
 /// `tool_search` shows the model an MCP tool's read-only claim apart from the verdict, as `tools
 /// list --json` does; and a denial's hint names the project exactly when the command would
 /// otherwise run for another folder.
@@ -398,6 +405,7 @@ fn mcp_add_refuses_a_project_entry_shadowed_by_the_users_own_and_an_empty_comman
     assert_eq!(code, 2, "{stderr}");
 }
 
+#[cfg(feature = "mcp")]
 /// A misspelt `extensions.env`, or one that is not a list, is reported (extensions see less,
 /// never more), and a `mcp add -s local` record names what changed in the script it runs.
 #[test]

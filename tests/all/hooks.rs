@@ -3,6 +3,9 @@
 //! allow rule; rewrites gated again; the events an embedder fires. The shared helpers here are
 //! used by `hooks_hostile.rs`, `hooks_trust.rs` and the consumers' tests.
 
+// Its MCP tests are compiled out without the MCP client; what only they use goes with them.
+#![cfg_attr(not(feature = "mcp"), allow(dead_code, unused_imports))]
+
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
@@ -122,6 +125,7 @@ fn allow(rules: &[&str]) -> Value {
 }
 
 // Its tool is a TypeScript extension.
+#[cfg(feature = "mcp")]
 #[cfg(feature = "js")]
 #[test]
 fn a_deny_and_exit_code_2_block_the_call_naming_the_hook_and_the_tool_never_runs() {
@@ -177,6 +181,7 @@ fn a_deny_and_exit_code_2_block_the_call_naming_the_hook_and_the_tool_never_runs
 }
 
 // Its tool is a TypeScript extension.
+#[cfg(feature = "mcp")]
 #[cfg(feature = "js")]
 #[test]
 fn a_hooks_allow_is_no_decision_and_a_call_no_rule_allows_is_still_asked() {
@@ -210,6 +215,7 @@ fn a_hooks_allow_is_no_decision_and_a_call_no_rule_allows_is_still_asked() {
     assert!(!sentinel.exists());
 }
 
+#[cfg(feature = "mcp")]
 #[test]
 fn a_hooks_ask_raises_an_allowed_call_to_an_ask_and_with_no_one_to_ask_it_is_denied() {
     let asks = handler(
@@ -244,6 +250,7 @@ fn a_hooks_ask_raises_an_allowed_call_to_an_ask_and_with_no_one_to_ask_it_is_den
     assert!(sentinel.exists());
 }
 
+#[cfg(feature = "mcp")]
 #[test]
 fn when_hooks_disagree_deny_beats_ask_beats_none() {
     let deny = handler("no", &["exit", "2", "denied by no"]);
@@ -360,6 +367,7 @@ fn rewrites_run_in_a_fixed_order_are_shown_and_are_validated_and_gated_from_scra
     );
 }
 
+#[cfg(feature = "mcp")]
 #[test]
 fn a_rewrite_onto_a_denied_resource_is_denied() {
     let bin = crate::common::mcp_parts().join("node_modules/.bin/mcp-server-everything");
@@ -405,6 +413,7 @@ fn a_rewrite_onto_a_denied_resource_is_denied() {
 }
 
 // Its tool is a TypeScript extension.
+#[cfg(feature = "mcp")]
 #[cfg(feature = "js")]
 #[test]
 fn every_tool_event_gets_claude_codes_input_and_the_gates_view() {
@@ -507,6 +516,7 @@ fn every_tool_event_gets_claude_codes_input_and_the_gates_view() {
     assert_ne!(pre["_cwd"], sandbox.project().display().to_string());
 }
 
+#[cfg(feature = "mcp")]
 #[test]
 fn a_permission_asked_hook_can_deny_before_anyone_is_asked_but_never_allow() {
     let (sandbox, sentinel) = project(json!({
@@ -535,6 +545,7 @@ fn a_permission_asked_hook_can_deny_before_anyone_is_asked_but_never_allow() {
     assert!(!sentinel.exists());
 }
 
+#[cfg(feature = "mcp")]
 #[test]
 fn a_failing_pre_tool_use_hook_asks_by_default_denies_on_deny_and_continues_only_for_the_user() {
     for (on_error, expect_ran) in [
@@ -582,6 +593,7 @@ fn a_failing_pre_tool_use_hook_asks_by_default_denies_on_deny_and_continues_only
 }
 
 // Its tool is a TypeScript extension.
+#[cfg(feature = "mcp")]
 #[cfg(feature = "js")]
 #[test]
 fn matchers_use_the_rule_syntax_and_a_regex_is_anchored() {
@@ -839,6 +851,7 @@ fn unreadable_definitions_are_reported_and_never_run() {
     assert_eq!(listed["problems"].as_array().unwrap().len(), 4, "{listed}");
 }
 
+#[cfg(feature = "mcp")]
 #[test]
 fn an_http_hook_gets_the_same_json_and_only_the_env_vars_it_names() {
     let dir = tempfile::tempdir().unwrap();

@@ -2,12 +2,16 @@
 //! embedding API (`earshot acp` and `earshot mcp serve` have theirs in `acp.rs` and
 //! `mcp_serve.rs`): a block is a denial like the gate's everywhere.
 
+// Its MCP tests are compiled out without the MCP client; what only they use goes with them.
+#![cfg_attr(not(feature = "mcp"), allow(dead_code, unused_imports))]
+
 use earshot_host::{CallError, HookTool, NonInteractivePrompter};
 use serde_json::json;
 
 use crate::common::block_on;
 use crate::hooks::{handler, on, project};
 
+#[cfg(feature = "mcp")]
 #[test]
 fn a_blocked_call_exits_3_from_tools_call_and_is_call_error_denied_to_an_embedder() {
     let (sandbox, sentinel) = project(json!({

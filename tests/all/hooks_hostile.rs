@@ -3,6 +3,9 @@
 //! of Stop blocks. Each gives its one line naming the hook and the documented fail-closed outcome,
 //! and the rest of the session goes on.
 
+// Its MCP tests are compiled out without the MCP client; what only they use goes with them.
+#![cfg_attr(not(feature = "mcp"), allow(dead_code, unused_imports))]
+
 use std::time::{Duration, Instant};
 
 use earshot_host::{HookEvent, NonInteractivePrompter};
@@ -32,6 +35,7 @@ fn fails_closed(broken: Value) -> String {
     why
 }
 
+#[cfg(feature = "mcp")]
 #[test]
 fn a_crash_exit_1_and_a_missing_program_fail_closed_with_one_line_each() {
     let why = fails_closed(handler("segv", &["crash"]));
@@ -56,6 +60,7 @@ fn a_crash_exit_1_and_a_missing_program_fail_closed_with_one_line_each() {
     );
 }
 
+#[cfg(feature = "mcp")]
 #[test]
 fn garbage_and_fifty_megabytes_on_stdout_fail_closed() {
     let why = fails_closed(handler("chatty", &["garbage"]));
@@ -90,6 +95,7 @@ fn garbage_and_fifty_megabytes_on_stdout_fail_closed() {
     );
 }
 
+#[cfg(feature = "mcp")]
 #[test]
 fn a_hook_that_never_exits_is_killed_at_its_timeout() {
     let mut sleeper = handler("sleeper", &["sleep"]);
@@ -101,6 +107,7 @@ fn a_hook_that_never_exits_is_killed_at_its_timeout() {
     );
 }
 
+#[cfg(feature = "mcp")]
 #[test]
 fn a_child_a_hook_leaves_behind_is_killed_with_its_group() {
     let dir = tempfile::tempdir().unwrap();
@@ -126,6 +133,7 @@ fn a_child_a_hook_leaves_behind_is_killed_with_its_group() {
     assert!(!alive(pid));
 }
 
+#[cfg(feature = "mcp")]
 #[test]
 fn escape_sequences_in_a_reason_never_reach_the_user() {
     let why = fails_closed(handler(
@@ -161,6 +169,7 @@ fn a_flood_of_stop_blocks_ends_after_eight_and_the_session_goes_on() {
     }
 }
 
+#[cfg(feature = "mcp")]
 #[test]
 fn a_hook_whose_escaped_child_holds_its_stdout_still_fails_closed() {
     let why = fails_closed(handler("escaper", &["detach-deny"]));

@@ -4,6 +4,9 @@
 //! a project server named like the user's, and a project script changed under a trusted server.
 //! Each test checks what the user sees and that nothing else was affected.
 
+// Its MCP tests are compiled out without the MCP client; what only they use goes with them.
+#![cfg_attr(not(feature = "mcp"), allow(dead_code, unused_imports))]
+
 use crate::common::{Sandbox, fixture_server, hello_wasm, mcp_fixture};
 use serde_json::{Value, json};
 
@@ -36,6 +39,7 @@ fn shipped_local_file(sandbox: &Sandbox) -> String {
     .to_string()
 }
 
+#[cfg(feature = "mcp")]
 #[test]
 fn a_shipped_local_file_grants_nothing_and_starts_nothing_with_or_without_git() {
     // Without git (a download), committed (git would call it tracked), and inside a submodule
@@ -93,6 +97,7 @@ fn a_shipped_local_file_grants_nothing_and_starts_nothing_with_or_without_git() 
     }
 }
 
+#[cfg(feature = "mcp")]
 #[test]
 fn what_earshot_writes_for_the_user_counts_and_a_copy_elsewhere_does_not() {
     let sandbox = Sandbox::new();
@@ -144,6 +149,7 @@ fn what_earshot_writes_for_the_user_counts_and_a_copy_elsewhere_does_not() {
     assert!(stderr.contains("unknown keyword"), "{stderr}");
 }
 
+#[cfg(feature = "mcp")]
 #[test]
 fn a_server_in_the_local_file_starts_only_when_earshot_wrote_it() {
     let sandbox = Sandbox::new();
@@ -285,6 +291,7 @@ fn a_dangling_lock_link_creates_nothing_where_it_points() {
     assert!(stderr.contains("not a regular file"), "{stderr}");
 }
 
+#[cfg(feature = "mcp")]
 #[test]
 fn an_untrusted_servers_definition_never_shows_a_secret_it_expands() {
     let sandbox = Sandbox::new();
@@ -331,6 +338,7 @@ fn untrust_refuses_a_linked_local_file_as_trust_does() {
     assert_eq!(std::fs::read_to_string(&target).unwrap(), text);
 }
 
+#[cfg(feature = "mcp")]
 #[test]
 fn the_users_own_servers_start_outside_the_project_and_get_it_as_their_root() {
     let sandbox = Sandbox::new();
@@ -404,6 +412,7 @@ fn a_checked_in_rule_cannot_write_to_the_terminal() {
     assert!(stderr.contains("allow rules are suspended"), "{stderr}");
 }
 
+#[cfg(feature = "mcp")]
 #[test]
 fn a_project_server_cannot_take_the_name_of_the_users_own() {
     let sandbox = Sandbox::new();
@@ -450,6 +459,7 @@ fn a_project_server_cannot_take_the_name_of_the_users_own() {
     assert_ne!(code, 0);
 }
 
+#[cfg(feature = "mcp")]
 #[test]
 fn a_trusted_servers_digest_covers_the_project_files_it_runs_and_is_keyed() {
     let sandbox = Sandbox::new();

@@ -5,7 +5,7 @@ mod acp;
 mod acp_stdio;
 mod common;
 mod components;
-#[cfg(feature = "js")]
+#[cfg(all(feature = "js", feature = "mcp"))]
 mod embedding;
 #[cfg(feature = "js")]
 mod extension_additions;
@@ -36,20 +36,33 @@ mod hostile_guests;
 mod hostile_repository;
 mod jco_host;
 mod local_ignore;
+#[cfg(feature = "mcp")]
 mod mcp_conformance;
+#[cfg(feature = "mcp")]
 mod mcp_elicitation;
+#[cfg(feature = "mcp")]
 mod mcp_notifications;
+#[cfg(feature = "mcp")]
 mod mcp_oauth;
 mod mcp_output;
+#[cfg(feature = "mcp")]
 mod mcp_prompts;
+#[cfg(feature = "mcp")]
 mod mcp_real_servers;
+#[cfg(feature = "mcp")]
 mod mcp_redaction;
+#[cfg(feature = "mcp")]
 mod mcp_resources;
+#[cfg(feature = "mcp")]
 mod mcp_serve;
+#[cfg(feature = "mcp")]
 mod mcp_servers;
+#[cfg(feature = "mcp")]
 mod mcp_session;
 #[cfg(not(feature = "js"))]
 mod no_js_runtime;
+#[cfg(not(feature = "mcp"))]
+mod no_mcp_client;
 mod properties_mcp_output;
 mod properties_rules;
 mod properties_server_digest;

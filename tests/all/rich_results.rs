@@ -5,6 +5,9 @@
 //! every block type, and an extension. Binary parts over the caps are replaced by a line that
 //! says so, and nothing else in the result is lost.
 
+// Its MCP tests are compiled out without the MCP client; what only they use goes with them.
+#![cfg_attr(not(feature = "mcp"), allow(dead_code, unused_imports))]
+
 use std::path::Path;
 
 use earshot_host::content::{ContentBlock, ResourceContents};
@@ -43,6 +46,7 @@ fn rich_sandbox() -> Sandbox {
     sandbox
 }
 
+#[cfg(feature = "mcp")]
 #[test]
 fn the_embedding_api_gives_every_block_with_its_bytes_and_the_structured_content() {
     let sandbox = rich_sandbox();
@@ -132,6 +136,7 @@ fn the_embedding_api_gives_every_block_with_its_bytes_and_the_structured_content
     );
 }
 
+#[cfg(feature = "mcp")]
 #[test]
 fn a_part_over_a_cap_is_replaced_by_a_line_and_the_rest_is_kept() {
     let sandbox = rich_sandbox();
@@ -205,6 +210,7 @@ fn serve_client(sandbox: &Sandbox, steps: Value) -> Vec<Value> {
         .collect()
 }
 
+#[cfg(feature = "mcp")]
 #[test]
 fn mcp_serve_passes_images_structured_content_and_output_schemas_to_its_client() {
     let sandbox = rich_sandbox();
@@ -276,6 +282,7 @@ fn mcp_serve_passes_images_structured_content_and_output_schemas_to_its_client()
     );
 }
 
+#[cfg(feature = "mcp")]
 #[test]
 fn acp_sends_the_blocks_as_content_of_the_tool_call_update() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/acp-client");

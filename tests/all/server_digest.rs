@@ -4,6 +4,9 @@
 //! server that names the project root, and a local-file definition under the user's own name.
 //! Each test checks what the user sees and that the changed code never ran.
 
+// Its MCP tests are compiled out without the MCP client; what only they use goes with them.
+#![cfg_attr(not(feature = "mcp"), allow(dead_code, unused_imports))]
+
 use std::path::Path;
 
 use crate::common::{Sandbox, fixture_server, mcp_fixture, mcp_parts};
@@ -92,6 +95,7 @@ fn cache_tag() -> String {
     String::from_utf8(output.stdout).unwrap().trim().to_string()
 }
 
+#[cfg(feature = "mcp")]
 #[test]
 fn a_package_run_with_dash_m_covers_its_init_and_a_compiled_file_python_would_load() {
     let sandbox = Sandbox::new();
@@ -141,6 +145,7 @@ fn a_package_run_with_dash_m_covers_its_init_and_a_compiled_file_python_would_lo
     assert!(!marker.exists());
 }
 
+#[cfg(feature = "mcp")]
 #[test]
 fn a_link_in_a_named_folder_counts_by_its_target_and_a_link_out_of_the_project_is_refused() {
     let sandbox = Sandbox::new();
@@ -201,6 +206,7 @@ fn a_named_file_that_is_a_link_out_of_the_project_is_refused() {
     assert!(!local.contains("linked"), "nothing was recorded: {local}");
 }
 
+#[cfg(feature = "mcp")]
 #[test]
 fn paths_the_servers_env_names_are_covered() {
     let sandbox = Sandbox::new();
@@ -242,6 +248,7 @@ fn paths_the_servers_env_names_are_covered() {
     }
 }
 
+#[cfg(feature = "mcp")]
 #[test]
 fn a_digest_past_its_budget_is_refused_unless_asked_for_as_partial() {
     let sandbox = Sandbox::new();
@@ -270,6 +277,7 @@ fn a_digest_past_its_budget_is_refused_unless_asked_for_as_partial() {
     assert_eq!(state_of(&sandbox, "pkg")["state"], "connected");
 }
 
+#[cfg(feature = "mcp")]
 #[test]
 fn the_filesystem_server_on_the_project_root_stays_trusted_after_earshot_writes_there() {
     let sandbox = Sandbox::new();
@@ -311,6 +319,7 @@ fn the_filesystem_server_on_the_project_root_stays_trusted_after_earshot_writes_
     assert_lapsed(&sandbox, "fs", "a project file changed");
 }
 
+#[cfg(feature = "mcp")]
 #[test]
 fn a_local_definition_earshot_did_not_write_never_takes_the_users_server_name() {
     let sandbox = Sandbox::new();
@@ -373,6 +382,7 @@ fn a_local_definition_earshot_did_not_write_never_takes_the_users_server_name() 
     assert_ne!(sandbox.run(&["mcp", "trust", "gh"]).0, 0);
 }
 
+#[cfg(feature = "mcp")]
 #[test]
 fn a_named_scripts_folder_is_covered_with_what_it_loads_beside_it() {
     let sandbox = Sandbox::new();

@@ -5,6 +5,9 @@
 //! inert and a denied `` !`cmd` `` runs nothing. Written as a user would: real files in the
 //! config dir and the project.
 
+// Its MCP tests are compiled out without the MCP client; what only they use goes with them.
+#![cfg_attr(not(feature = "mcp"), allow(dead_code, unused_imports))]
+
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -19,9 +22,13 @@ use agent_client_protocol::v1::{ConnectionTo, Responder};
 use agent_client_protocol::{Agent, Client, Error};
 use earshot_host::BoxFuture;
 use earshot_host::acp::{AcpAgent, AcpConfig, SessionTools, TurnDriver};
+#[cfg(feature = "mcp")]
 use earshot_host::serve::EarshotServer;
+#[cfg(feature = "mcp")]
 use rmcp::ServiceExt;
+#[cfg(feature = "mcp")]
 use rmcp::model::{ErrorCode, GetPromptRequestParams, Role};
+#[cfg(feature = "mcp")]
 use rmcp::service::ServiceError;
 use serde_json::json;
 
@@ -218,6 +225,7 @@ async fn until_commands(seen: &Arc<Mutex<Seen>>) -> Vec<AvailableCommand> {
     panic!("the editor was never sent available_commands_update");
 }
 
+#[cfg(feature = "mcp")]
 #[test]
 fn the_editor_is_offered_the_users_commands_and_skills_but_not_an_untrusted_project_command() {
     let (sandbox, _) = commands_sandbox();
@@ -324,6 +332,7 @@ fn a_typed_command_reaches_the_driver_expanded_and_other_text_unchanged() {
     assert!(seen.lock().unwrap().asks.is_empty());
 }
 
+#[cfg(feature = "mcp")]
 #[test]
 fn a_typed_mcp_prompt_reaches_the_driver_as_the_servers_text() {
     let (sandbox, _) = commands_sandbox();
@@ -466,6 +475,7 @@ fn a_shell_line_the_editor_allows_runs_and_its_output_reaches_the_driver() {
 
 /// Serves `sandbox`'s session in-process to an rmcp client (which declares no elicitation) and
 /// runs `script` as that client.
+#[cfg(feature = "mcp")]
 fn with_mcp_client<R>(
     sandbox: &Sandbox,
     script: impl AsyncFnOnce(&rmcp::service::RunningService<rmcp::RoleClient, ()>) -> R,
@@ -489,6 +499,7 @@ fn with_mcp_client<R>(
     result
 }
 
+#[cfg(feature = "mcp")]
 #[test]
 fn serve_offers_commands_and_skills_as_prompts_and_expands_one() {
     let (sandbox, marker) = commands_sandbox();

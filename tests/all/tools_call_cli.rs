@@ -2,6 +2,9 @@
 //! 25 MCP tools (through the gate and the hooks, as always), "no such tool" with its own exit
 //! code, the input from standard input or a file, and only the server the call needs started.
 
+// Its MCP tests are compiled out without the MCP client; what only they use goes with them.
+#![cfg_attr(not(feature = "mcp"), allow(dead_code, unused_imports))]
+
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
@@ -110,6 +113,7 @@ fn run_with_stdin(sandbox: &Sandbox, args: &[&str], stdin: &[u8]) -> (i32, Strin
     )
 }
 
+#[cfg(feature = "mcp")]
 #[test]
 fn past_25_tools_a_tool_is_called_by_its_exact_name_through_the_gate() {
     let servers = ThreeServers::new(json!({"permissions": {
@@ -188,6 +192,7 @@ fn past_25_tools_a_tool_is_called_by_its_exact_name_through_the_gate() {
     }
 }
 
+#[cfg(feature = "mcp")]
 #[test]
 fn hooks_still_run_around_a_call_by_name_past_25_tools() {
     let servers = ThreeServers::new(json!({
@@ -207,6 +212,7 @@ fn hooks_still_run_around_a_call_by_name_past_25_tools() {
 }
 
 // Its tool is a TypeScript extension.
+#[cfg(feature = "mcp")]
 #[cfg(feature = "js")]
 #[test]
 fn a_call_starts_only_the_server_it_names_or_none() {
@@ -287,6 +293,7 @@ fn a_call_starts_only_the_server_it_names_or_none() {
     assert!(servers.started().is_empty() && !broken_marker.exists());
 }
 
+#[cfg(feature = "mcp")]
 #[test]
 fn a_project_server_without_trust_still_refuses_a_call_by_name() {
     let sandbox = Sandbox::new();

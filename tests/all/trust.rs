@@ -1,6 +1,9 @@
 //! Trust records a repository cannot forge: only a record this user made, on this machine, for
 //! this project, for exactly what is there now, lets repository-chosen code load.
 
+// Its MCP tests are compiled out without the MCP client; what only they use goes with them.
+#![cfg_attr(not(feature = "mcp"), allow(dead_code, unused_imports))]
+
 use crate::common::{Sandbox, hello_wasm};
 
 /// A project server: the stdlib fixture with one tool (`--count 1`).
@@ -79,6 +82,7 @@ fn a_changed_component_lapses_its_trust() {
     );
 }
 
+#[cfg(feature = "mcp")]
 #[test]
 fn a_changed_server_definition_lapses_its_trust() {
     let sandbox = Sandbox::new();

@@ -7,6 +7,8 @@ use std::time::Duration;
 
 use tokio::process::Child;
 
+use crate::exit::{SHUTDOWN_GRACE, describe_exit};
+
 /// Every server process group alive in this process, so that a signal that ends earshot can end
 /// them too (they are in their own groups, so a terminal's Ctrl-C never reaches them).
 static LIVE_GROUPS: Mutex<BTreeSet<i32>> = Mutex::new(BTreeSet::new());
@@ -87,9 +89,6 @@ fn send(pgid: i32, signal: Signal) {
     #[cfg(not(unix))]
     let _ = (pgid, signal);
 }
-
-/// How long a server gets to exit after its stdin closes, and again after SIGTERM.
-pub const SHUTDOWN_GRACE: Duration = Duration::from_millis(1500);
 
 /// The child that leads its own process group (spawned with `process_group(0)`).
 pub struct ProcessGroup {
@@ -174,19 +173,4 @@ impl Drop for ProcessGroup {
 enum Signal {
     Terminate,
     Kill,
-}
-
-/// `exited with code 1` or `was killed by signal 9`.
-pub fn describe_exit(status: std::process::ExitStatus) -> String {
-    if let Some(code) = status.code() {
-        return format!("exited with code {code}");
-    }
-    #[cfg(unix)]
-    {
-        use std::os::unix::process::ExitStatusExt;
-        if let Some(signal) = status.signal() {
-            return format!("was killed by signal {signal}");
-        }
-    }
-    "exited".into()
 }

@@ -1,7 +1,7 @@
 //! OAuth for streamable HTTP servers, on rmcp's `auth` (discovery, registration, PKCE, refresh,
 //! step-up), never before the server is admitted (trust comes first).
 //!
-//! * `settings` — the entry's `oauth` block and whether OAuth applies at all.
+//! * `settings` — the entry's `oauth` block and whether OAuth applies at all (earshot-core).
 //! * `store` — the token store: one 0600 file per (scope, server, canonical URL), written
 //!   atomically, with a cross-process lock around refresh.
 //! * `session` — the authorized HTTP client a session connects with.
@@ -15,8 +15,9 @@ mod browser;
 mod callback;
 mod login;
 mod session;
-mod settings;
 mod store;
+
+use earshot_core::mcp::oauth as settings;
 
 pub use browser::{BROWSER_VARIABLE, Browser};
 pub use callback::CALLBACK_TIMEOUT;

@@ -53,7 +53,7 @@ pub enum LoginError {
     #[error("{0}")]
     Failed(String),
     /// Nobody completed the login in the browser in time.
-    #[error("no answer from the browser within {}; run the login again", crate::mcp::seconds(*.0))]
+    #[error("no answer from the browser within {}; run the login again", crate::status::seconds(*.0))]
     TimedOut(Duration),
 }
 
@@ -291,7 +291,7 @@ fn check_endpoints(
 }
 
 fn check_endpoint(what: &str, text: &str) -> Result<(), LoginError> {
-    let shown = crate::mcp::shown_name(text);
+    let shown = crate::shown_name(text);
     let refused = |why: &str| {
         Err(LoginError::Failed(format!(
             "the server's {what} \"{shown}\" {why}; earshot does not use it"
@@ -323,7 +323,7 @@ fn refusal_in(callback_url: &str) -> Option<String> {
     let value = |key: &str| {
         url.query_pairs()
             .find(|(name, _)| name == key)
-            .map(|(_, value)| crate::mcp::shown_name(&value))
+            .map(|(_, value)| crate::shown_name(&value))
     };
     let error = value("error")?;
     Some(match value("error_description") {

@@ -18,10 +18,11 @@ use serde_json::Value;
 
 use super::client_handler::EarshotClient;
 use super::config::{ServerDefinition, Transport};
+use super::exit::SHUTDOWN_GRACE;
 use super::http::{http_client, http_config};
 use super::in_flight::CancelIfAbandoned;
 use super::oauth::{Challenge, OAuthTarget, authorized_client};
-use super::process_group::SHUTDOWN_GRACE;
+use super::status::seconds;
 use super::stderr_tail::shorten;
 use super::stdio::{Ending, GroupShutdown, PipeReport, spawn_stdio};
 use rmcp::service::ClientInitializeError;
@@ -113,17 +114,6 @@ pub struct Connected {
     pub tools: Vec<Value>,
     /// Time from start to tools listed.
     pub took: Duration,
-}
-
-/// `30s`, `1.5s` or `250ms`.
-pub fn seconds(duration: Duration) -> String {
-    if duration.as_millis() < 1000 {
-        format!("{}ms", duration.as_millis())
-    } else if duration.as_millis().is_multiple_of(1000) {
-        format!("{}s", duration.as_secs())
-    } else {
-        format!("{:.1}s", duration.as_secs_f64())
-    }
 }
 
 /// Starts (or connects to) the server in `cwd` and lists its tools, all within `timeout`. The

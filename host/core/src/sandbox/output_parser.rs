@@ -18,8 +18,16 @@ use crate::sandbox_error::SandboxError;
 /// The parser component, built from `host/guests/mcp-output` during the build.
 const OUTPUT_WASM: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/earshot_mcp_output.wasm"));
 
-/// The same, compiled to native code at build time (see `host/build.rs`).
+/// The same, compiled to native code at build time (see `host/core/build.rs`; the
+/// `precompiled-guests` feature, on by default).
+#[cfg(feature = "precompiled-guests")]
 const OUTPUT_CWASM: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/earshot_mcp_output.cwasm"));
+
+/// What is tried before compiling on a cache miss: the build-time code, when the build made it.
+#[cfg(feature = "precompiled-guests")]
+const PRECOMPILED: Option<&[u8]> = Some(OUTPUT_CWASM);
+#[cfg(not(feature = "precompiled-guests"))]
+const PRECOMPILED: Option<&[u8]> = None;
 
 /// The component's name in errors.
 pub const OUTPUT_COMPONENT: &str = "mcp-output";
@@ -126,7 +134,7 @@ impl McpOutputParser {
             OUTPUT_COMPONENT,
             OUTPUT_WASM,
             env!("EARSHOT_GUEST_EARSHOT_MCP_OUTPUT_SHA256"),
-            Some(OUTPUT_CWASM),
+            PRECOMPILED,
         )?;
         let mut runner = Runner::<OutputWorld>::new(engine, OUTPUT_COMPONENT, &component, sandbox)?;
         runner.ensure_live()?;

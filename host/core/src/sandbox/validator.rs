@@ -20,9 +20,17 @@ use crate::sandbox_error::SandboxError;
 const VALIDATOR_WASM: &[u8] =
     include_bytes!(concat!(env!("OUT_DIR"), "/earshot_schema_validator.wasm"));
 
-/// The same, compiled to native code at build time (see `host/build.rs`).
+/// The same, compiled to native code at build time (see `host/core/build.rs`; the
+/// `precompiled-guests` feature, on by default).
+#[cfg(feature = "precompiled-guests")]
 const VALIDATOR_CWASM: &[u8] =
     include_bytes!(concat!(env!("OUT_DIR"), "/earshot_schema_validator.cwasm"));
+
+/// What is tried before compiling on a cache miss: the build-time code, when the build made it.
+#[cfg(feature = "precompiled-guests")]
+const PRECOMPILED: Option<&[u8]> = Some(VALIDATOR_CWASM);
+#[cfg(not(feature = "precompiled-guests"))]
+const PRECOMPILED: Option<&[u8]> = None;
 
 /// The component's name in errors.
 pub const VALIDATOR_COMPONENT: &str = "schema-validator";
@@ -146,7 +154,7 @@ impl SchemaValidator {
             VALIDATOR_COMPONENT,
             VALIDATOR_WASM,
             env!("EARSHOT_GUEST_EARSHOT_SCHEMA_VALIDATOR_SHA256"),
-            Some(VALIDATOR_CWASM),
+            PRECOMPILED,
         )?;
         let loaded = started.elapsed();
         let mut runner =

@@ -9,7 +9,9 @@
 //! Node running the same steps in the same run.
 //!
 //! `cargo bench -p earshot-host --bench extensions` (needs `node` on PATH for the baseline);
-//! `-- text` runs the text workload alone; `-- web` stops after the web platform's cost; `-- unpinned` leaves the round-trip comparison's
+//! `-- text` runs the text workload alone; `-- idioms` runs issue 36's everyday-code workload alone
+//! (fixtures/strings/idioms.js: 20,000 lint-style lines parsed, sorted, grouped and reported, one
+//! idiom a step); `-- web` stops after the web platform's cost; `-- unpinned` leaves the round-trip comparison's
 //! threads where the kernel puts them (see `OneCore`).
 
 use std::path::{Path, PathBuf};
@@ -432,6 +434,79 @@ console.log(JSON.stringify({{ version: process.version, steps: workload(12000, {
     );
 }
 
+/// Rounds of the idioms workload; each step's best round is reported.
+const IDIOM_ROUNDS: usize = 3;
+
+/// Lines of the idioms workload.
+const IDIOM_LINES: usize = 20_000;
+
+/// Issue 36's everyday-code workload (fixtures/strings/idioms.js) in an extension and in Node:
+/// per idiom, earshot ms, Node ms and the ratio; then the totals.
+fn idioms_workload(
+    runtime: &tokio::runtime::Runtime,
+    engine: &SandboxEngine,
+    cache: &ComponentCache,
+    dir: &Path,
+) {
+    let idioms_js = std::fs::read_to_string(
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../fixtures/strings/idioms.js"),
+    )
+    .expect("fixtures/strings/idioms.js");
+    let config = dir.join("idioms-config");
+    let project = dir.join("idioms-project");
+    std::fs::create_dir_all(config.join("extensions")).expect("config");
+    std::fs::create_dir_all(project.join(".earshot")).expect("project");
+    std::fs::write(
+        config.join("extensions/idioms.ts"),
+        format!(
+            "{idioms_js}
+export default {{ tools: [{{ name: 'run', description: 'The idioms workload',
+             inputSchema: {{ type: 'object' }}, readOnly: true,
+             async execute() {{ return JSON.stringify({{ steps: await idiomWorkload({IDIOM_LINES}, {IDIOM_ROUNDS}) }}); }} }}] }};
+"
+        ),
+    )
+    .expect("extension");
+    std::fs::write(
+        config.join("settings.json"),
+        r#"{"extensions": {"callTimeoutSeconds": 600}}"#,
+    )
+    .expect("settings");
+    let host = host_for(runtime, settings_for(&config, &project), engine, cache);
+    let output = runtime
+        .block_on(host.call("idioms__run", "{}", &NonInteractivePrompter))
+        .expect("the workload runs");
+    let ours: serde_json::Value = serde_json::from_str(&output.output).expect("JSON");
+
+    let script = dir.join("idioms.mjs");
+    std::fs::write(
+        &script,
+        format!(
+            "{idioms_js}
+console.log(JSON.stringify({{ version: process.version, steps: await idiomWorkload({IDIOM_LINES}, {IDIOM_ROUNDS}) }}));
+"
+        ),
+    )
+    .expect("node script");
+    let theirs = std::process::Command::new(node_binary())
+        .arg(&script)
+        .output()
+        .ok()
+        .and_then(|out| serde_json::from_slice::<serde_json::Value>(&out.stdout).ok());
+    let version = theirs
+        .as_ref()
+        .and_then(|t| t["version"].as_str())
+        .unwrap_or("absent");
+    print_workload_table(
+        &ours,
+        theirs.as_ref(),
+        "steps",
+        &format!(
+            "idioms workload, {IDIOM_LINES} lint-style lines, each idiom timed inside one execute (best of {IDIOM_ROUNDS}); Node {version}:"
+        ),
+    );
+}
+
 /// `heading`, then the table of `ours[group]` against Node's, step by step, and the whole
 /// workload's row.
 fn print_workload_table(
@@ -797,6 +872,10 @@ fn main() {
         .expect("runtime");
     if std::env::args().any(|arg| arg == "text") {
         text_workload(&runtime, &engine, &cache, dir.path());
+        return;
+    }
+    if std::env::args().any(|arg| arg == "idioms") {
+        idioms_workload(&runtime, &engine, &cache, dir.path());
         return;
     }
     let validator = SchemaValidator::new(&engine, &cache).expect("validator");

@@ -346,6 +346,62 @@ fn round_trip_breakdown(
     std::array::from_fn(|index| (PARTS[index], percentile(&mut samples[index], 0.5)))
 }
 
+/// Runs `fixtures/strings/{fixture}.js` in an extension (one tool, `{fixture}__run`, whose
+/// `execute` returns the JSON of `{ fields }`) and in Node (which prints the same object with its
+/// `version`); returns both, Node's as `None` when it is absent. `fields` may `await`.
+fn run_in_both(
+    runtime: &tokio::runtime::Runtime,
+    engine: &SandboxEngine,
+    cache: &ComponentCache,
+    dir: &Path,
+    fixture: &str,
+    fields: &str,
+) -> (serde_json::Value, Option<serde_json::Value>) {
+    let path =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(format!("../fixtures/strings/{fixture}.js"));
+    let source = std::fs::read_to_string(&path).expect("the workload's fixture");
+    let config = dir.join(format!("{fixture}-config"));
+    let project = dir.join(format!("{fixture}-project"));
+    std::fs::create_dir_all(config.join("extensions")).expect("config");
+    std::fs::create_dir_all(project.join(".earshot")).expect("project");
+    std::fs::write(
+        config.join(format!("extensions/{fixture}.ts")),
+        format!(
+            "{source}
+export default {{ tools: [{{ name: 'run', description: 'The {fixture} workload',
+             inputSchema: {{ type: 'object' }}, readOnly: true,
+             async execute() {{ return JSON.stringify({{ {fields} }}); }} }}] }};
+"
+        ),
+    )
+    .expect("extension");
+    std::fs::write(
+        config.join("settings.json"),
+        r#"{"extensions": {"callTimeoutSeconds": 600}}"#,
+    )
+    .expect("settings");
+    let host = host_for(runtime, settings_for(&config, &project), engine, cache);
+    let output = runtime
+        .block_on(host.call(&format!("{fixture}__run"), "{}", &NonInteractivePrompter))
+        .expect("the workload runs");
+    let ours: serde_json::Value = serde_json::from_str(&output.output).expect("JSON");
+
+    let script = dir.join(format!("{fixture}.mjs"));
+    std::fs::write(
+        &script,
+        format!(
+            "{source}\nconsole.log(JSON.stringify({{ version: process.version, {fields} }}));\n"
+        ),
+    )
+    .expect("node script");
+    let theirs = std::process::Command::new(node_binary())
+        .arg(&script)
+        .output()
+        .ok()
+        .and_then(|out| serde_json::from_slice::<serde_json::Value>(&out.stdout).ok());
+    (ours, theirs)
+}
+
 /// Rounds of the text workload; each step's best round is reported.
 const TEXT_ROUNDS: usize = 3;
 
@@ -360,52 +416,16 @@ fn text_workload(
     cache: &ComponentCache,
     dir: &Path,
 ) {
-    let text_js = std::fs::read_to_string(
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../fixtures/strings/text.js"),
-    )
-    .expect("fixtures/strings/text.js");
-    let config = dir.join("text-config");
-    let project = dir.join("text-project");
-    std::fs::create_dir_all(config.join("extensions")).expect("config");
-    std::fs::create_dir_all(project.join(".earshot")).expect("project");
-    std::fs::write(
-        config.join("extensions/textwork.ts"),
-        format!(
-            "{text_js}
-export default {{ tools: [{{ name: 'run', description: 'The text workload',
-             inputSchema: {{ type: 'object' }}, readOnly: true,
-             execute() {{ return JSON.stringify({{ steps: workload(12000, {TEXT_ROUNDS}), reference: workload(12000, {TEXT_ROUNDS}, referenceSteps), steady: workload(12000, {TEXT_ROUNDS}, workloadSteps, {STEADY_MS}) }}); }} }}] }};
-"
+    let (ours, theirs) = run_in_both(
+        runtime,
+        engine,
+        cache,
+        dir,
+        "text",
+        &format!(
+            "steps: workload(12000, {TEXT_ROUNDS}), reference: workload(12000, {TEXT_ROUNDS}, referenceSteps), steady: workload(12000, {TEXT_ROUNDS}, workloadSteps, {STEADY_MS})"
         ),
-    )
-    .expect("extension");
-    std::fs::write(
-        config.join("settings.json"),
-        r#"{"extensions": {"callTimeoutSeconds": 600}}"#,
-    )
-    .expect("settings");
-    let host = host_for(runtime, settings_for(&config, &project), engine, cache);
-    let output = runtime
-        .block_on(host.call("textwork__run", "{}", &NonInteractivePrompter))
-        .expect("the workload runs");
-    let ours: serde_json::Value = serde_json::from_str(&output.output).expect("JSON");
-
-    let node = node_binary();
-    let script = dir.join("textwork.mjs");
-    std::fs::write(
-        &script,
-        format!(
-            "{text_js}
-console.log(JSON.stringify({{ version: process.version, steps: workload(12000, {TEXT_ROUNDS}), reference: workload(12000, {TEXT_ROUNDS}, referenceSteps), steady: workload(12000, {TEXT_ROUNDS}, workloadSteps, {STEADY_MS}) }}));
-"
-        ),
-    )
-    .expect("node script");
-    let theirs = std::process::Command::new(&node)
-        .arg(&script)
-        .output()
-        .ok()
-        .and_then(|out| serde_json::from_slice::<serde_json::Value>(&out.stdout).ok());
+    );
     let version = theirs
         .as_ref()
         .and_then(|t| t["version"].as_str())
@@ -448,51 +468,14 @@ fn idioms_workload(
     cache: &ComponentCache,
     dir: &Path,
 ) {
-    let idioms_js = std::fs::read_to_string(
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../fixtures/strings/idioms.js"),
-    )
-    .expect("fixtures/strings/idioms.js");
-    let config = dir.join("idioms-config");
-    let project = dir.join("idioms-project");
-    std::fs::create_dir_all(config.join("extensions")).expect("config");
-    std::fs::create_dir_all(project.join(".earshot")).expect("project");
-    std::fs::write(
-        config.join("extensions/idioms.ts"),
-        format!(
-            "{idioms_js}
-export default {{ tools: [{{ name: 'run', description: 'The idioms workload',
-             inputSchema: {{ type: 'object' }}, readOnly: true,
-             async execute() {{ return JSON.stringify({{ steps: await idiomWorkload({IDIOM_LINES}, {IDIOM_ROUNDS}) }}); }} }}] }};
-"
-        ),
-    )
-    .expect("extension");
-    std::fs::write(
-        config.join("settings.json"),
-        r#"{"extensions": {"callTimeoutSeconds": 600}}"#,
-    )
-    .expect("settings");
-    let host = host_for(runtime, settings_for(&config, &project), engine, cache);
-    let output = runtime
-        .block_on(host.call("idioms__run", "{}", &NonInteractivePrompter))
-        .expect("the workload runs");
-    let ours: serde_json::Value = serde_json::from_str(&output.output).expect("JSON");
-
-    let script = dir.join("idioms.mjs");
-    std::fs::write(
-        &script,
-        format!(
-            "{idioms_js}
-console.log(JSON.stringify({{ version: process.version, steps: await idiomWorkload({IDIOM_LINES}, {IDIOM_ROUNDS}) }}));
-"
-        ),
-    )
-    .expect("node script");
-    let theirs = std::process::Command::new(node_binary())
-        .arg(&script)
-        .output()
-        .ok()
-        .and_then(|out| serde_json::from_slice::<serde_json::Value>(&out.stdout).ok());
+    let (ours, theirs) = run_in_both(
+        runtime,
+        engine,
+        cache,
+        dir,
+        "idioms",
+        &format!("steps: await idiomWorkload({IDIOM_LINES}, {IDIOM_ROUNDS})"),
+    );
     let version = theirs
         .as_ref()
         .and_then(|t| t["version"].as_str())

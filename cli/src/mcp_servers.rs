@@ -85,16 +85,14 @@ pub(crate) async fn connect(context: &Context, only: Option<&str>) -> Unstarted 
             name: entry.name,
             layer: entry.layer,
             shadows: entry.shadows,
-            state: earshot_host::ServerState::Failed(NO_MCP_CLIENT.into()),
+            state: earshot_host::ServerState::Failed(
+                earshot_host::loaders::no_mcp::NO_MCP_CLIENT.into(),
+            ),
             warnings: Vec::new(),
         })
         .collect();
     Unstarted { statuses }
 }
-
-/// Why no server starts in a build without the MCP client.
-#[cfg(not(feature = "mcp"))]
-pub(crate) const NO_MCP_CLIENT: &str = "not started: this build of earshot has no MCP client (built without its `mcp` feature); rebuild with the default features to use MCP servers";
 
 /// The configured servers of a build without the MCP client, none of them started.
 #[cfg(not(feature = "mcp"))]

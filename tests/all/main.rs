@@ -18,6 +18,8 @@ mod extension_native_stack;
 #[cfg(feature = "js")]
 mod extension_session;
 #[cfg(feature = "js")]
+mod extension_everyday;
+#[cfg(feature = "js")]
 mod extension_strings;
 #[cfg(feature = "js")]
 mod extensions;

@@ -116,6 +116,15 @@ pub struct Context {
     #[cfg(feature = "intl")]
     intl_provider: icu::IntlProvider,
 
+    /// earshot patch: the `Intl.Collator` that `localeCompare` without locales or options
+    /// builds (the default locale's), made at its first such call and reused; building one costs
+    /// more than the comparison.
+    #[cfg(feature = "intl")]
+    pub(crate) default_collator: Option<JsObject>,
+
+    /// earshot patch: the compiled matchers of recent regular expressions, by pattern and flags.
+    pub(crate) regexp_patterns: builtins::regexp::PatternCache,
+
     host_hooks: Rc<dyn HostHooks>,
 
     clock: Rc<dyn Clock>,
@@ -1252,6 +1261,9 @@ impl ContextBuilder {
             #[cfg(feature = "fuzz")]
             instructions_remaining: self.instructions_remaining,
             kept_alive: Vec::new(),
+            #[cfg(feature = "intl")]
+            default_collator: None,
+            regexp_patterns: builtins::regexp::PatternCache::default(),
             host_hooks,
             clock,
             job_executor,

@@ -13,14 +13,11 @@
 //! [json]: https://www.json.org/json-en.html
 //! [mdn]: https://developer.mozilla.org/en-US/docs/Web/JavaScript/Reference/Global_Objects/JSON
 
-use std::{borrow::Cow, iter::once};
-
 use rustc_hash::FxHashSet;
 
 use boa_ast::scope::Scope;
 use boa_gc::{Finalize, Gc, Trace};
 use boa_macros::utf16;
-use itertools::Itertools;
 
 use crate::JsExpect;
 use crate::{
@@ -33,7 +30,7 @@ use crate::{
     object::{IntegrityLevel, JsObject, internal_methods::InternalMethodPropertyContext},
     property::{Attribute, PropertyNameKind},
     realm::Realm,
-    string::{CodePoint, StaticJsStrings},
+    string::{CodePoint, JsStrVariant, StaticJsStrings},
     symbol::JsSymbol,
     value::IntegerOrInfinity,
     vm::{CallFrame, CallFrameFlags, source_info::SourcePath},
@@ -757,14 +754,16 @@ impl Json {
             indent,
             gap,
             property_list,
+            out: Vec::new(),
         };
 
         // 12. Return ? SerializeJSONProperty(state, the empty String, wrapper).
-        Ok(
-            Self::serialize_json_property(&mut state, js_string!(), &wrapper, context)?
-                .map(Into::into)
-                .unwrap_or_default(),
-        )
+        // earshot patch: the whole text is written into `state.out`, see `StateRecord`.
+        if Self::serialize_json_property(&mut state, js_string!(), &wrapper, context)? {
+            Ok(js_string!(&state.out[..]).into())
+        } else {
+            Ok(JsValue::undefined())
+        }
     }
 
     /// `25.5.2.1 SerializeJSONProperty ( state, key, holder )`
@@ -778,7 +777,7 @@ impl Json {
         key: JsString,
         holder: &JsObject,
         context: &mut Context,
-    ) -> JsResult<Option<JsString>> {
+    ) -> JsResult<bool> {
         // 1. Let value be ? Get(holder, key).
         let mut value = holder.get(key.clone(), context)?;
 
@@ -826,43 +825,51 @@ impl Json {
             else if obj.is::<RawJson>() {
                 // i. Return the value of the "rawJSON" property of value.
                 let raw = obj.get(js_string!("rawJSON"), context)?;
-                return Ok(raw.as_string());
+                let Some(raw) = raw.as_string() else {
+                    return Ok(false);
+                };
+                state.out.extend(raw.iter());
+                return Ok(true);
             }
         }
 
         // 5. If value is null, return "null".
         if value.is_null() {
-            return Ok(Some(js_string!("null")));
+            state.out.extend_from_slice(utf16!("null"));
+            return Ok(true);
         }
 
         // 6. If value is true, return "true".
         // 7. If value is false, return "false".
         if value.is_boolean() {
-            return Ok(Some(js_string!(if value.to_boolean() {
-                "true"
+            state.out.extend_from_slice(if value.to_boolean() {
+                utf16!("true")
             } else {
-                "false"
-            })));
+                utf16!("false")
+            });
+            return Ok(true);
         }
 
         // 8. If Type(value) is String, return QuoteJSONString(value).
         if let Some(s) = value.as_string() {
-            return Ok(Some(Self::quote_json_string(&s)));
+            Self::write_json_string(&mut state.out, &s);
+            return Ok(true);
         }
 
         // 9. If Type(value) is Number, then
         if let Some(n) = value.as_number() {
             // a. If value is finite, return ! ToString(value).
             if n.is_finite() {
-                return Ok(Some(
-                    value
-                        .to_string(context)
-                        .js_expect("ToString should never fail here")?,
-                ));
+                let text = value
+                    .to_string(context)
+                    .js_expect("ToString should never fail here")?;
+                state.out.extend(text.iter());
+                return Ok(true);
             }
 
             // b. Return "null".
-            return Ok(Some(js_string!("null")));
+            state.out.extend_from_slice(utf16!("null"));
+            return Ok(true);
         }
 
         // 10. If Type(value) is BigInt, throw a TypeError exception.
@@ -879,87 +886,103 @@ impl Json {
             // a. Let isArray be ? IsArray(value).
             // b. If isArray is true, return ? SerializeJSONArray(state, value).
             // c. Return ? SerializeJSONObject(state, value).
-            return if obj.is_array_abstract()? {
-                Ok(Some(Self::serialize_json_array(state, &obj, context)?))
+            if obj.is_array_abstract()? {
+                Self::serialize_json_array(state, &obj, context)?;
             } else {
-                Ok(Some(Self::serialize_json_object(state, &obj, context)?))
-            };
+                Self::serialize_json_object(state, &obj, context)?;
+            }
+            return Ok(true);
         }
 
         // 12. Return undefined.
-        Ok(None)
+        Ok(false)
     }
 
-    /// `25.5.2.2 QuoteJSONString ( value )`
+    /// `25.5.2.2 QuoteJSONString ( value )`, appended to `out` (earshot patch: a Latin1 string
+    /// is read byte by byte, without decoding code points).
     ///
     /// More information:
     ///  - [ECMAScript reference][spec]
     ///
     /// [spec]: https://tc39.es/ecma262/#sec-quotejsonstring
-    fn quote_json_string(value: &JsString) -> JsString {
-        let mut buf = [0; 2];
+    fn write_json_string(out: &mut Vec<u16>, value: &JsString) {
+        let escape = |out: &mut Vec<u16>, unit: u16| {
+            out.extend_from_slice(&[
+                '\\' as u16,
+                'u' as u16,
+                to_hex_digit(unit >> 12),
+                to_hex_digit((unit >> 8) & 0xF),
+                to_hex_digit((unit >> 4) & 0xF),
+                to_hex_digit(unit & 0xF),
+            ]);
+        };
+        // a. If C is listed in the "Code Point" column of Table 73, then
+        //    i. Set product to the string-concatenation of product and the escape sequence
+        //       for C as specified in the "Escape Sequence" column of the corresponding row.
+        let named = |unit: u16| -> Option<&'static [u16]> {
+            Some(match unit {
+                0x08 => utf16!(r"\b"),
+                0x09 => utf16!(r"\t"),
+                0x0A => utf16!(r"\n"),
+                0x0C => utf16!(r"\f"),
+                0x0D => utf16!(r"\r"),
+                0x22 => utf16!(r#"\""#),
+                0x5C => utf16!(r"\\"),
+                _ => return None,
+            })
+        };
+
         // 1. Let product be the String value consisting solely of the code unit 0x0022 (QUOTATION MARK).
-        let mut product = Vec::with_capacity(value.len() + 2);
-        product.push('"' as u16);
+        out.reserve(value.len() + 2);
+        out.push('"' as u16);
 
         // 2. For each code point C of ! StringToCodePoints(value), do
-        for code_point in value.code_points() {
-            match code_point {
-                // a. If C is listed in the "Code Point" column of Table 73, then
-                // i. Set product to the string-concatenation of product and the
-                // escape sequence for C as specified in the "Escape Sequence"
-                // column of the corresponding row.
-                CodePoint::Unicode('\u{0008}') => product.extend_from_slice(utf16!(r"\b")),
-                CodePoint::Unicode('\u{0009}') => product.extend_from_slice(utf16!(r"\t")),
-                CodePoint::Unicode('\u{000A}') => product.extend_from_slice(utf16!(r"\n")),
-                CodePoint::Unicode('\u{000C}') => product.extend_from_slice(utf16!(r"\f")),
-                CodePoint::Unicode('\u{000D}') => product.extend_from_slice(utf16!(r"\r")),
-                CodePoint::Unicode('\u{0022}') => product.extend_from_slice(utf16!(r#"\""#)),
-                CodePoint::Unicode('\u{005C}') => product.extend_from_slice(utf16!(r"\\")),
-                // b. Else if C has a numeric value less than 0x0020 (SPACE), or
-                // if C has the same numeric value as a leading surrogate or
-                // trailing surrogate, then
-                //     i. Let unit be the code unit whose numeric value is that
-                //     of C.
-                //     ii. Set product to the string-concatenation of product
-                //     and UnicodeEscape(unit).
-                CodePoint::Unicode(c) if c < '\u{0020}' => {
-                    let val = c as u16;
-                    product.extend_from_slice(&[
-                        '\\' as u16,
-                        'u' as u16,
-                        to_hex_digit(val >> 12),
-                        to_hex_digit((val >> 8) & 0xF),
-                        to_hex_digit((val >> 4) & 0xF),
-                        to_hex_digit(val & 0xF),
-                    ]);
+        match value.as_str().variant() {
+            JsStrVariant::Latin1(bytes) => {
+                for &byte in bytes {
+                    let unit = u16::from(byte);
+                    if let Some(sequence) = named(unit) {
+                        out.extend_from_slice(sequence);
+                    } else if unit < 0x20 {
+                        // b. Else if C has a numeric value less than 0x0020 (SPACE), …
+                        escape(out, unit);
+                    } else {
+                        // c. Else, … ! UTF16EncodeCodePoint(C).
+                        out.push(unit);
+                    }
                 }
-                CodePoint::UnpairedSurrogate(surr) => {
-                    product.extend_from_slice(&[
-                        '\\' as u16,
-                        'u' as u16,
-                        to_hex_digit(surr >> 12),
-                        to_hex_digit((surr >> 8) & 0xF),
-                        to_hex_digit((surr >> 4) & 0xF),
-                        to_hex_digit(surr & 0xF),
-                    ]);
-                }
-                // c. Else,
-                CodePoint::Unicode(c) => {
-                    // i. Set product to the string-concatenation of product and ! UTF16EncodeCodePoint(C).
-                    product.extend_from_slice(c.encode_utf16(&mut buf));
+            }
+            JsStrVariant::Utf16(_) => {
+                let mut buf = [0; 2];
+                for code_point in value.code_points() {
+                    match code_point {
+                        CodePoint::Unicode(c) if c < '\u{0080}' => {
+                            let unit = c as u16;
+                            if let Some(sequence) = named(unit) {
+                                out.extend_from_slice(sequence);
+                            } else if unit < 0x20 {
+                                escape(out, unit);
+                            } else {
+                                out.push(unit);
+                            }
+                        }
+                        // b. … or if C has the same numeric value as a leading surrogate or
+                        //    trailing surrogate, then … UnicodeEscape(unit).
+                        CodePoint::UnpairedSurrogate(surrogate) => escape(out, surrogate),
+                        CodePoint::Unicode(c) => {
+                            out.extend_from_slice(c.encode_utf16(&mut buf));
+                        }
+                    }
                 }
             }
         }
 
         // 3. Set product to the string-concatenation of product and the code unit 0x0022 (QUOTATION MARK).
-        product.push('"' as u16);
-
-        // 4. Return product.
-        js_string!(&product[..])
+        out.push('"' as u16);
     }
 
-    /// `25.5.2.4 SerializeJSONObject ( state, value )`
+    /// `25.5.2.4 SerializeJSONObject ( state, value )`, appended to `state.out` (earshot patch:
+    /// each member is written in place and taken back when its value serializes to undefined).
     ///
     /// More information:
     ///  - [ECMAScript reference][spec]
@@ -969,8 +992,9 @@ impl Json {
         state: &mut StateRecord,
         value: &JsObject,
         context: &mut Context,
-    ) -> JsResult<JsString> {
+    ) -> JsResult<()> {
         // 1. If state.[[Stack]] contains value, throw a TypeError exception because the structure is cyclical.
+        // 2. Append value to state.[[Stack]].
         if !state.stack_set.insert(value.clone()) {
             return Err(JsNativeError::typ()
                 .with_message("cyclic object value")
@@ -983,129 +1007,7 @@ impl Json {
         // 4. Set state.[[Indent]] to the string-concatenation of state.[[Indent]] and state.[[Gap]].
         state.indent = js_string!(&state.indent, &state.gap);
 
-        // 5. If state.[[PropertyList]] is not undefined, then
-        let k = if let Some(p) = &state.property_list {
-            // a. Let K be state.[[PropertyList]].
-            p.clone()
-        // 6. Else,
-        } else {
-            // a. Let K be ? EnumerableOwnPropertyNames(value, key).
-            let keys = value.enumerable_own_property_names(PropertyNameKind::Key, context);
-            // 11. Remove value from state.[[Stack]] on error.
-            let keys = match keys {
-                Ok(k) => k,
-                Err(e) => {
-                    let removed = state.stack_set.remove(value);
-                    debug_assert!(removed);
-                    return Err(e);
-                }
-            };
-            // Unwrap is safe, because EnumerableOwnPropertyNames with kind "key" only returns string values.
-            match keys
-                .iter()
-                .map(|v| {
-                    v.to_string(context)
-                        .js_expect("EnumerableOwnPropertyNames only returns strings")
-                })
-                .collect::<Result<Vec<_>, _>>()
-            {
-                Ok(k) => k,
-                Err(e) => {
-                    let removed = state.stack_set.remove(value);
-                    debug_assert!(removed);
-                    return Err(e.into());
-                }
-            }
-        };
-
-        // 7. Let partial be a new empty List.
-        let mut partial = Vec::with_capacity(k.len());
-
-        // 8. For each element P of K, do
-        for p in &k {
-            // a. Let strP be ? SerializeJSONProperty(state, P, value).
-            let str_p = Self::serialize_json_property(state, p.clone(), value, context);
-            let str_p = match str_p {
-                Ok(v) => v,
-                Err(e) => {
-                    let removed = state.stack_set.remove(value);
-                    debug_assert!(removed);
-                    return Err(e);
-                }
-            };
-
-            // b. If strP is not undefined, then
-            if let Some(str_p) = str_p {
-                // i. Let member be QuoteJSONString(P).
-                let mut member = Self::quote_json_string(p).iter().collect::<Vec<_>>();
-
-                // ii. Set member to the string-concatenation of member and ":".
-                member.push(':' as u16);
-
-                // iii. If state.[[Gap]] is not the empty String, then
-                if !state.gap.is_empty() {
-                    // 1. Set member to the string-concatenation of member and the code unit 0x0020 (SPACE).
-                    member.push(' ' as u16);
-                }
-
-                // iv. Set member to the string-concatenation of member and strP.
-                member.extend(str_p.iter());
-
-                // v. Append member to partial.
-                partial.push(member);
-            }
-        }
-
-        // 9. If partial is empty, then
-        let r#final = if partial.is_empty() {
-            // a. Let final be "{}".
-            js_string!("{}")
-        // 10. Else,
-        } else {
-            // a. If state.[[Gap]] is the empty String, then
-            if state.gap.is_empty() {
-                // i. Let properties be the String value formed by concatenating all the element Strings of partial
-                //    with each adjacent pair of Strings separated with the code unit 0x002C (COMMA).
-                //    A comma is not inserted either before the first String or after the last String.
-                // ii. Let final be the string-concatenation of "{", properties, and "}".
-                let separator = utf16!(",");
-                let result = once(utf16!("{"))
-                    .chain(Itertools::intersperse(
-                        partial.iter().map(Vec::as_slice),
-                        separator,
-                    ))
-                    .chain(once(utf16!("}")))
-                    .flatten()
-                    .copied()
-                    .collect::<Vec<_>>();
-                js_string!(&result[..])
-            // b. Else,
-            } else {
-                // i. Let separator be the string-concatenation of the code unit 0x002C (COMMA),
-                //    the code unit 0x000A (LINE FEED), and state.[[Indent]].
-                let mut separator = utf16!(",\n").to_vec();
-                separator.extend(state.indent.iter());
-                // ii. Let properties be the String value formed by concatenating all the element Strings of partial
-                //     with each adjacent pair of Strings separated with separator.
-                //     The separator String is not inserted either before the first String or after the last String.
-                // iii. Let final be the string-concatenation of "{", the code
-                //      unit 0x000A (LINE FEED), state.[[Indent]], properties,
-                //      the code unit 0x000A (LINE FEED), stepback, and "}".
-                let indent_vec = state.indent.to_vec();
-                let stepback_vec = stepback.to_vec();
-                let result = [utf16!("{\n"), &indent_vec[..]]
-                    .into_iter()
-                    .chain(Itertools::intersperse(
-                        partial.iter().map(Vec::as_slice),
-                        &separator,
-                    ))
-                    .chain([utf16!("\n"), &stepback_vec[..], utf16!("}")])
-                    .flatten()
-                    .copied()
-                    .collect::<Vec<_>>();
-                js_string!(&result[..])
-            }
-        };
+        let result = Self::write_json_object_members(state, value, context);
 
         // 12. Set state.[[Indent]] to stepback.
         state.indent = stepback;
@@ -1114,11 +1016,77 @@ impl Json {
         let removed = state.stack_set.remove(value);
         debug_assert!(removed);
 
-        // 13. Return final.
-        Ok(r#final)
+        let any = result?;
+        // 9. If partial is empty, then
+        //    a. Let final be "{}".
+        // 10. Else, … the string-concatenation of "{", [LINE FEED, indent,] properties
+        //     [, LINE FEED, stepback] and "}".
+        if any && !state.gap.is_empty() {
+            state.out.push('\n' as u16);
+            state.out.extend(state.indent.iter());
+        }
+        state.out.push('}' as u16);
+        Ok(())
     }
 
-    /// `25.5.2.5 SerializeJSONArray ( state, value )`
+    /// Steps 5 to 8 of `SerializeJSONObject`: "{" and each member; whether there was one.
+    fn write_json_object_members(
+        state: &mut StateRecord,
+        value: &JsObject,
+        context: &mut Context,
+    ) -> JsResult<bool> {
+        // 5. If state.[[PropertyList]] is not undefined, then
+        //    a. Let K be state.[[PropertyList]].
+        // 6. Else,
+        //    a. Let K be ? EnumerableOwnPropertyNames(value, key).
+        let k = if let Some(p) = &state.property_list {
+            p.clone()
+        } else {
+            value
+                .enumerable_own_property_names(PropertyNameKind::Key, context)?
+                .iter()
+                .map(|v| {
+                    v.as_string()
+                        .js_expect("EnumerableOwnPropertyNames only returns strings")
+                })
+                .collect::<Result<Vec<_>, _>>()?
+        };
+
+        state.out.push('{' as u16);
+        let mut any = false;
+        // 8. For each element P of K, do
+        for p in k {
+            let start = state.out.len();
+            // 10. … separated with "," (or with "," LINE FEED and the indent when there is a gap).
+            if any {
+                state.out.push(',' as u16);
+            }
+            if !state.gap.is_empty() {
+                state.out.push('\n' as u16);
+                state.out.extend(state.indent.iter());
+            }
+            // b. If strP is not undefined, then
+            //    i. Let member be QuoteJSONString(P).
+            //    ii. Set member to the string-concatenation of member and ":".
+            //    iii. If state.[[Gap]] is not the empty String, then
+            //         1. Set member to the string-concatenation of member and the code unit 0x0020 (SPACE).
+            //    iv. Set member to the string-concatenation of member and strP.
+            Self::write_json_string(&mut state.out, &p);
+            state.out.push(':' as u16);
+            if !state.gap.is_empty() {
+                state.out.push(' ' as u16);
+            }
+            // a. Let strP be ? SerializeJSONProperty(state, P, value).
+            if Self::serialize_json_property(state, p, value, context)? {
+                any = true;
+            } else {
+                state.out.truncate(start);
+            }
+        }
+        Ok(any)
+    }
+
+    /// `25.5.2.5 SerializeJSONArray ( state, value )`, appended to `state.out` (earshot patch).
     ///
     /// More information:
     ///  - [ECMAScript reference][spec]
@@ -1128,8 +1096,9 @@ impl Json {
         state: &mut StateRecord,
         value: &JsObject,
         context: &mut Context,
-    ) -> JsResult<JsString> {
+    ) -> JsResult<()> {
         // 1. If state.[[Stack]] contains value, throw a TypeError exception because the structure is cyclical.
+        // 2. Append value to state.[[Stack]].
         if !state.stack_set.insert(value.clone()) {
             return Err(JsNativeError::typ()
                 .with_message("cyclic object value")
@@ -1142,97 +1111,7 @@ impl Json {
         // 4. Set state.[[Indent]] to the string-concatenation of state.[[Indent]] and state.[[Gap]].
         state.indent = js_string!(&state.indent, &state.gap);
 
-        // 6. Let len be ? LengthOfArrayLike(value).
-        let len = match value.length_of_array_like(context) {
-            Ok(n) => n,
-            Err(e) => {
-                let removed = state.stack_set.remove(value);
-                debug_assert!(removed);
-                return Err(e);
-            }
-        };
-
-        // 5. Let partial be a new empty List.
-        let mut partial = Vec::with_capacity(len as usize);
-
-        // 7. Let index be 0.
-        let mut index = 0;
-
-        // 8. Repeat, while index < len,
-        while index < len {
-            // a. Let strP be ? SerializeJSONProperty(state, ! ToString(𝔽(index)), value).
-            let str_p = Self::serialize_json_property(state, index.into(), value, context);
-            let str_p = match str_p {
-                Ok(v) => v,
-                Err(e) => {
-                    let removed = state.stack_set.remove(value);
-                    debug_assert!(removed);
-                    return Err(e);
-                }
-            };
-
-            // b. If strP is undefined, then
-            if let Some(str_p) = str_p {
-                // i. Append strP to partial.
-                partial.push(Cow::Owned(str_p.iter().collect::<_>()));
-            // c. Else,
-            } else {
-                // i. Append "null" to partial.
-                partial.push(Cow::Borrowed(utf16!("null")));
-            }
-
-            // d. Set index to index + 1.
-            index += 1;
-        }
-
-        // 9. If partial is empty, then
-        let r#final = if partial.is_empty() {
-            // a. Let final be "[]".
-            js_string!("[]")
-        // 10. Else,
-        } else {
-            // a. If state.[[Gap]] is the empty String, then
-            if state.gap.is_empty() {
-                // i. Let properties be the String value formed by concatenating all the element Strings of partial
-                //    with each adjacent pair of Strings separated with the code unit 0x002C (COMMA).
-                //    A comma is not inserted either before the first String or after the last String.
-                // ii. Let final be the string-concatenation of "[", properties, and "]".
-                let separator = utf16!(",");
-                let result = once(utf16!("["))
-                    .chain(Itertools::intersperse(
-                        partial.iter().map(Cow::as_ref),
-                        separator,
-                    ))
-                    .chain(once(utf16!("]")))
-                    .flatten()
-                    .copied()
-                    .collect::<Vec<_>>();
-                js_string!(&result[..])
-            // b. Else,
-            } else {
-                // i. Let separator be the string-concatenation of the code unit 0x002C (COMMA),
-                //    the code unit 0x000A (LINE FEED), and state.[[Indent]].
-                let mut separator = utf16!(",\n").to_vec();
-                separator.extend(state.indent.iter());
-                // ii. Let properties be the String value formed by concatenating all the element Strings of partial
-                //     with each adjacent pair of Strings separated with separator.
-                //     The separator String is not inserted either before the first String or after the last String.
-                // iii. Let final be the string-concatenation of "[", the code unit 0x000A (LINE FEED), state.[[Indent]], properties, the code unit 0x000A (LINE FEED), stepback, and "]".
-                let indent_vec = state.indent.to_vec();
-                let stepback_vec = stepback.to_vec();
-                let result = [utf16!("[\n"), &indent_vec[..]]
-                    .into_iter()
-                    .chain(Itertools::intersperse(
-                        partial.iter().map(Cow::as_ref),
-                        &separator,
-                    ))
-                    .chain([utf16!("\n"), &stepback_vec[..], utf16!("]")])
-                    .flatten()
-                    .copied()
-                    .collect::<Vec<_>>();
-                js_string!(&result[..])
-            }
-        };
+        let result = Self::write_json_array_elements(state, value, context);
 
         // 12. Set state.[[Indent]] to stepback.
         state.indent = stepback;
@@ -1241,8 +1120,49 @@ impl Json {
         let removed = state.stack_set.remove(value);
         debug_assert!(removed);
 
-        // 13. Return final.
-        Ok(r#final)
+        let any = result?;
+        // 9. If partial is empty, then
+        //    a. Let final be "[]".
+        // 10. Else, … "[", [LINE FEED, indent,] properties [, LINE FEED, stepback] and "]".
+        if any && !state.gap.is_empty() {
+            state.out.push('\n' as u16);
+            state.out.extend(state.indent.iter());
+        }
+        state.out.push(']' as u16);
+        Ok(())
+    }
+
+    /// Steps 5 to 8 of `SerializeJSONArray`: "[" and each element; whether there was one.
+    fn write_json_array_elements(
+        state: &mut StateRecord,
+        value: &JsObject,
+        context: &mut Context,
+    ) -> JsResult<bool> {
+        // 6. Let len be ? LengthOfArrayLike(value).
+        let len = value.length_of_array_like(context)?;
+        state.out.push('[' as u16);
+
+        // 7. Let index be 0.
+        // 8. Repeat, while index < len,
+        for index in 0..len {
+            // 10. … separated with "," (or with "," LINE FEED and the indent when there is a gap).
+            if index > 0 {
+                state.out.push(',' as u16);
+            }
+            if !state.gap.is_empty() {
+                state.out.push('\n' as u16);
+                state.out.extend(state.indent.iter());
+            }
+            // a. Let strP be ? SerializeJSONProperty(state, ! ToString(𝔽(index)), value).
+            // b. If strP is undefined, then
+            //    i. Append "null" to partial.
+            // c. Else,
+            //    i. Append strP to partial.
+            if !Self::serialize_json_property(state, index.into(), value, context)? {
+                state.out.extend_from_slice(utf16!("null"));
+            }
+        }
+        Ok(len > 0)
     }
 }
 
@@ -1252,4 +1172,7 @@ struct StateRecord {
     indent: JsString,
     gap: JsString,
     property_list: Option<Vec<JsString>>,
+    /// earshot patch: the text written so far. Each value is appended here instead of being
+    /// made a string of its own and copied into its parent's, level by level.
+    out: Vec<u16>,
 }

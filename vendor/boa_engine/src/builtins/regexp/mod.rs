@@ -16,7 +16,7 @@ use crate::{
     error::JsNativeError,
     js_string,
     object::{CONSTRUCTOR, JsObject, internal_methods::get_prototype_from_constructor},
-    property::Attribute,
+    property::{Attribute, PropertyDescriptor},
     realm::Realm,
     string::{CodePoint, CommonJsStringBuilder, JsStrVariant, StaticJsStrings},
     symbol::JsSymbol,
@@ -26,11 +26,13 @@ use boa_gc::{Finalize, Trace};
 use boa_macros::{js_str, utf16};
 use boa_parser::lexer::regex::RegExpFlags;
 use regress::{Flags, Range, Regex};
-use std::str::FromStr;
+use std::{rc::Rc, str::FromStr};
 
 use super::{BuiltInBuilder, BuiltInConstructor, IntrinsicObject};
 
+mod pattern_cache;
 mod regexp_string_iterator;
+pub(crate) use pattern_cache::PatternCache;
 pub(crate) use regexp_string_iterator::RegExpStringIterator;
 #[cfg(test)]
 mod tests;
@@ -40,8 +42,9 @@ mod tests;
 // Safety: `RegExp` does not contain any objects which needs to be traced, so this is safe.
 #[boa_gc(unsafe_empty_trace)]
 pub struct RegExp {
-    /// Regex matcher.
-    matcher: Regex,
+    /// Regex matcher (earshot patch: shared with every `RegExp` of the same pattern and flags,
+    /// see `pattern_cache.rs`).
+    matcher: Rc<Regex>,
     flags: RegExpFlags,
     original_source: JsString,
     original_flags: JsString,
@@ -340,6 +343,16 @@ impl RegExp {
             flags.to_string(context)?
         };
 
+        // earshot patch: a pattern compiled before (with the same flags) is not compiled again.
+        if let Some((matcher, flags)) = context.regexp_patterns.get(&p, &f) {
+            return Ok(RegExp {
+                matcher,
+                flags,
+                original_source: p,
+                original_flags: f,
+            });
+        }
+
         // 5. If F contains any code unit other than "g", "i", "m", "s", "u", "v", or "y"
         //    or if it contains the same code unit more than once, throw a SyntaxError exception.
         // TODO: Should directly parse the JsString instead of converting to String
@@ -383,6 +396,11 @@ impl RegExp {
                     .with_message(format!("failed to create matcher: {}", error.text))
             })?
         };
+
+        let matcher = Rc::new(matcher);
+        context
+            .regexp_patterns
+            .insert(p.clone(), f.clone(), matcher.clone(), flags);
 
         // 15. Assert: parseResult is a Pattern Parse Node.
         // 16. Set obj.[[OriginalSource]] to P.
@@ -1227,144 +1245,91 @@ impl RegExp {
         // 19. Assert: n < 232 - 1.
         debug_assert!(n < (1u64 << 32) - 1);
 
+        // earshot patch: A is made from its elements at once (a dense array) and given its
+        // named properties directly, as a fresh array has nothing that could observe how; the
+        // `indices` array and its group names are built only when `d` asks for them. The
+        // properties a script sees, and their order, are the specification's: the elements,
+        // then "index", "input", "groups" and (with `d`) "indices".
         // 20. Let A be ! ArrayCreate(n + 1).
-        // 21. Assert: The mathematical value of A's "length" property is n + 1.
-        let a = Array::array_create(n + 1, None, context)?;
-
-        // 22. Perform ! CreateDataPropertyOrThrow(A, "index", 𝔽(lastIndex)).
-        a.create_data_property_or_throw(js_string!("index"), last_index, context)?;
-
-        // 23. Perform ! CreateDataPropertyOrThrow(A, "input", S).
-        a.create_data_property_or_throw(js_string!("input"), input.clone(), context)?;
-
-        // 24. Let match be the Match Record { [[StartIndex]]: lastIndex, [[EndIndex]]: e }.
-        // Immediately convert it to an array according to 22.2.7.7 GetMatchIndexPair(S, match)
-        // 1. Assert: match.[[StartIndex]] ≤ match.[[EndIndex]] ≤ the length of S.
-        // 2. Return CreateArrayFromList(« 𝔽(match.[[StartIndex]]), 𝔽(match.[[EndIndex]]) »).
-        let match_record = Array::create_array_from_list(
-            [match_value.start().into(), match_value.end().into()],
-            context,
-        );
-
-        // 25. Let indices be a new empty List.
-        let indices = Array::array_create(n + 1, None, context)?;
-
-        // 27. Append match to indices.
-        indices.create_data_property_or_throw(0, match_record, context)?;
-
         // 28. Let matchedSubstr be GetMatchString(S, match).
-        let matched_substr = input.get_expect((last_index as usize)..(e));
-
         // 29. Perform ! CreateDataPropertyOrThrow(A, "0", matchedSubstr).
-        a.create_data_property_or_throw(0, matched_substr, context)?;
-
-        let named_groups = match_value
-            .named_groups()
-            .collect::<Vec<(&str, Option<Range>)>>();
-
-        // Combines:
-        // 26. Let groupNames be a new empty List.
-        // 30. If R contains any GroupName, then
-        // 31. Else,
         // 33. For each integer i such that 1 ≤ i ≤ n, in ascending order, do
-        #[allow(clippy::if_not_else)]
-        let (groups, group_names) = if !named_groups.clone().is_empty() {
-            // a. Let groups be OrdinaryObjectCreate(null).
-            let groups = JsObject::with_null_proto();
-            let group_names = JsObject::with_null_proto();
-
-            // e. If the ith capture of R was defined with a GroupName, then
-            // i. Let s be the CapturingGroupName of that GroupName.
-            // ii. Perform ! CreateDataPropertyOrThrow(groups, s, capturedValue).
-            // iii. Append s to groupNames.
-            for (name, range) in named_groups {
-                let name = js_string!(name);
-                if let Some(range) = range {
-                    let value = input.get_expect(range.clone());
-
-                    groups.create_data_property_or_throw(name.clone(), value, context)?;
-
-                    // 22.2.7.8 MakeMatchIndicesIndexPairArray ( S, indices, groupNames, hasGroups )
-                    // a. Let matchIndices be indices[i].
-                    // b. If matchIndices is not undefined, then
-                    // i. Let matchIndexPair be GetMatchIndexPair(S, matchIndices).
-                    // d. Perform ! CreateDataPropertyOrThrow(A, ! ToString(𝔽(i)), matchIndexPair).
-                    group_names.create_data_property_or_throw(
-                        name.clone(),
-                        Array::create_array_from_list(
-                            [range.start.into(), range.end.into()],
-                            context,
-                        ),
-                        context,
-                    )?;
-                } else {
-                    groups.create_data_property_or_throw(
-                        name.clone(),
-                        JsValue::undefined(),
-                        context,
-                    )?;
-
-                    // 22.2.7.8 MakeMatchIndicesIndexPairArray ( S, indices, groupNames, hasGroups )
-                    // c. Else,
-                    // i. Let matchIndexPair be undefined.
-                    // d. Perform ! CreateDataPropertyOrThrow(A, ! ToString(𝔽(i)), matchIndexPair).
-                    group_names.create_data_property_or_throw(
-                        name,
-                        JsValue::undefined(),
-                        context,
-                    )?;
-                }
-            }
-
-            (groups.into(), group_names.into())
-        } else {
-            // a. Let groups be undefined.
-            (JsValue::undefined(), JsValue::undefined())
+        //     a. Let captureI be ith element of r's captures List.
+        //     b. If captureI is undefined, let capturedValue be undefined.
+        //     e. Perform ! CreateDataPropertyOrThrow(A, ! ToString(𝔽(i)), capturedValue).
+        let mut elements = Vec::with_capacity(n as usize + 1);
+        elements.push(JsValue::from(input.get_expect((last_index as usize)..(e))));
+        for i in 1..=n {
+            elements.push(
+                match_value
+                    .group(i as usize)
+                    .map_or_else(JsValue::undefined, |range| {
+                        js_string!(input.get_expect(range)).into()
+                    }),
+            );
+        }
+        let a = Array::create_array_from_list(elements, context);
+        let data = |value: JsValue| {
+            PropertyDescriptor::builder()
+                .value(value)
+                .writable(true)
+                .enumerable(true)
+                .configurable(true)
         };
 
-        // 22.2.7.8 MakeMatchIndicesIndexPairArray ( S, indices, groupNames, hasGroups )
-        // 8. Perform ! CreateDataPropertyOrThrow(A, "groups", groups).
-        indices.create_data_property_or_throw(js_string!("groups"), group_names, context)?;
+        // 22. Perform ! CreateDataPropertyOrThrow(A, "index", 𝔽(lastIndex)).
+        a.insert(js_string!("index"), data(last_index.into()));
+        // 23. Perform ! CreateDataPropertyOrThrow(A, "input", S).
+        a.insert(js_string!("input"), data(input.clone().into()));
 
-        // 32. Perform ! CreateDataPropertyOrThrow(A, "groups", groups).
-        a.create_data_property_or_throw(js_string!("groups"), groups, context)?;
-
-        // 27. For each integer i such that i ≥ 1 and i ≤ n, in ascending order, do
-        for i in 1..=n {
-            // a. Let captureI be ith element of r's captures List.
-            let capture = match_value.group(i as usize);
-
-            // b. If captureI is undefined, let capturedValue be undefined.
-            // c. Else if fullUnicode is true, then
-            // d. Else,
-            let captured_value = capture.clone().map_or_else(JsValue::undefined, |range| {
-                js_string!(input.get_expect(range)).into()
-            });
-
-            // e. Perform ! CreateDataPropertyOrThrow(A, ! ToString(𝔽(i)), capturedValue).
-            a.create_data_property_or_throw(i, captured_value.clone(), context)?;
-
-            // 22.2.7.8 MakeMatchIndicesIndexPairArray ( S, indices, groupNames, hasGroups )
-            if has_indices {
-                // b. If matchIndices is not undefined, then
-                // i. Let matchIndexPair be GetMatchIndexPair(S, matchIndices).
-                // c. Else,
-                // i. Let matchIndexPair be undefined.
-                let indices_range = capture.map_or_else(JsValue::undefined, |range| {
-                    Array::create_array_from_list([range.start.into(), range.end.into()], context)
-                        .into()
+        // 30. If R contains any GroupName, then
+        //     a. Let groups be OrdinaryObjectCreate(null).
+        //     e. ii. Perform ! CreateDataPropertyOrThrow(groups, s, capturedValue).
+        // 31. Else, let groups be undefined.
+        let mut named_groups = match_value.named_groups().peekable();
+        let groups = if named_groups.peek().is_some() {
+            let groups = JsObject::with_null_proto();
+            for (name, range) in named_groups {
+                let value = range.map_or_else(JsValue::undefined, |range| {
+                    input.get_expect(range).into()
                 });
-
-                // d. Perform ! CreateDataPropertyOrThrow(A, ! ToString(𝔽(i)), matchIndexPair).
-                indices.create_data_property_or_throw(i, indices_range, context)?;
+                groups.insert(js_string!(name), data(value));
             }
-        }
+            groups.into()
+        } else {
+            JsValue::undefined()
+        };
+        // 32. Perform ! CreateDataPropertyOrThrow(A, "groups", groups).
+        a.insert(js_string!("groups"), data(groups));
 
         // 34. If hasIndices is true, then
-        // a. Let indicesArray be MakeMatchIndicesIndexPairArray(S, indices, groupNames, hasGroups).
-        // b. Perform ! CreateDataPropertyOrThrow(A, "indices", indicesArray).
+        //     a. Let indicesArray be MakeMatchIndicesIndexPairArray(S, indices, groupNames, hasGroups).
+        //     b. Perform ! CreateDataPropertyOrThrow(A, "indices", indicesArray).
         if has_indices {
-            a.create_data_property_or_throw(js_string!("indices"), indices, context)?;
+            let pair = |range: Option<Range>, context: &mut Context| {
+                range.map_or_else(JsValue::undefined, |range| {
+                    Array::create_array_from_list([range.start.into(), range.end.into()], context)
+                        .into()
+                })
+            };
+            let mut pairs = Vec::with_capacity(n as usize + 1);
+            pairs.push(pair(Some(match_value.range()), context));
+            for i in 1..=n {
+                pairs.push(pair(match_value.group(i as usize), context));
+            }
+            let indices = Array::create_array_from_list(pairs, context);
+            let mut named_groups = match_value.named_groups().peekable();
+            let group_names = if named_groups.peek().is_some() {
+                let group_names = JsObject::with_null_proto();
+                for (name, range) in named_groups {
+                    group_names.insert(js_string!(name), data(pair(range, context)));
+                }
+                group_names.into()
+            } else {
+                JsValue::undefined()
+            };
+            indices.insert(js_string!("groups"), data(group_names));
+            a.insert(js_string!("indices"), data(indices.into()));
         }
 
         // 35. Return A.

@@ -1443,32 +1443,57 @@ impl String {
             #[cfg(feature = "intl")]
             {
                 use crate::builtins::intl::Collator;
+                use boa_string::JsStrVariant;
 
                 // 4. Let collator be ? Construct(%Collator%, « locales, options »).
-                let collator = Collator::constructor(
-                    &context
-                        .intrinsics()
-                        .constructors()
-                        .collator()
-                        .constructor()
-                        .into(),
-                    args.get(1..).unwrap_or_default(),
-                    context,
-                )?;
-
-                let object = collator.as_object();
+                // earshot patch: without locales and options, constructing reads nothing a
+                // script can change (the options object is a fresh one with a null prototype,
+                // %Collator%.prototype is not writable), so the context's default collator is
+                // built once and reused.
+                let defaults = args.get_or_undefined(1).is_undefined()
+                    && args.get_or_undefined(2).is_undefined();
+                let object = match &context.default_collator {
+                    Some(object) if defaults => object.clone(),
+                    _ => {
+                        let collator = Collator::constructor(
+                            &context
+                                .intrinsics()
+                                .constructors()
+                                .collator()
+                                .constructor()
+                                .into(),
+                            args.get(1..).unwrap_or_default(),
+                            context,
+                        )?;
+                        let object = collator
+                            .as_object()
+                            .js_expect("constructor must return a `Collator` object")?;
+                        if defaults {
+                            context.default_collator = Some(object.clone());
+                        }
+                        object
+                    }
+                };
                 let collator = object
-                    .as_ref()
-                    .and_then(|o| o.downcast_ref::<Collator>())
+                    .downcast_ref::<Collator>()
                     .js_expect("constructor must return a `Collator` object")?;
+                let collator = collator.collator().as_borrowed();
 
-                let s = s.iter().collect::<Vec<_>>();
-                let that_value = that_value.iter().collect::<Vec<_>>();
-
-                collator
-                    .collator()
-                    .as_borrowed()
-                    .compare_utf16(&s, &that_value) as i8
+                // earshot patch: Latin1 strings are compared in place, without a UTF-16 copy.
+                match (s.as_str().variant(), that_value.as_str().variant()) {
+                    (JsStrVariant::Latin1(a), JsStrVariant::Latin1(b)) => {
+                        collator.compare_latin1(a, b) as i8
+                    }
+                    (JsStrVariant::Latin1(a), JsStrVariant::Utf16(b)) => {
+                        collator.compare_latin1_utf16(a, b) as i8
+                    }
+                    (JsStrVariant::Utf16(a), JsStrVariant::Latin1(b)) => {
+                        collator.compare_latin1_utf16(b, a).reverse() as i8
+                    }
+                    (JsStrVariant::Utf16(a), JsStrVariant::Utf16(b)) => {
+                        collator.compare_utf16(a, b) as i8
+                    }
+                }
             }
 
             // Default to common comparison if the user doesn't have `Intl` enabled.

@@ -317,7 +317,8 @@ impl HostBuilder {
         let hook_env = env.clone();
         // Compiling components and running extensions' top levels is blocking work.
         let (settings, validator, mut registry, parser, skills) = blocking(move || {
-            let validator = SchemaValidator::new(&engine, &cache)?;
+            // Loaded at the first schema: a session with no plugin never maps its code.
+            let validator = SchemaValidator::deferred(&engine, &cache);
             let mut registry = ToolRegistry::new();
             load_components(
                 &settings,

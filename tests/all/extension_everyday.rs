@@ -104,7 +104,9 @@ fn sorting_with_locale_compare_grows_as_a_sort() {
     for _ in 0..3 {
         let (small, large) = measure_sort(&host);
         let growth = large / small.max(1.0);
-        eprintln!("sort with localeCompare: 2,000 objects {small} ms, 20,000 objects {large} ms, x{growth:.1}");
+        eprintln!(
+            "sort with localeCompare: 2,000 objects {small} ms, 20,000 objects {large} ms, x{growth:.1}"
+        );
         runs.push(growth);
         if growth <= MAX_SORT_GROWTH {
             break;

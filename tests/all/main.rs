@@ -12,13 +12,13 @@ mod extension_additions;
 #[cfg(feature = "js")]
 mod extension_engine;
 #[cfg(feature = "js")]
+mod extension_everyday;
+#[cfg(feature = "js")]
 mod extension_imports;
 #[cfg(feature = "js")]
 mod extension_native_stack;
 #[cfg(feature = "js")]
 mod extension_session;
-#[cfg(feature = "js")]
-mod extension_everyday;
 #[cfg(feature = "js")]
 mod extension_strings;
 #[cfg(feature = "js")]

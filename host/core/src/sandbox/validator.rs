@@ -108,9 +108,75 @@ struct Entry {
 }
 
 struct Inner {
-    runner: Runner<ValidatorWorld>,
+    runner: Loading,
     entries: HashMap<u64, Entry>,
     next_id: u64,
+}
+
+/// The validator's runner, or what loading it takes: a session whose plugins declare no schema
+/// never maps the component's code (about 13 MB) into memory.
+enum Loading {
+    Deferred {
+        engine: SandboxEngine,
+        cache: ComponentCache,
+        limits: SandboxLimits,
+    },
+    Loaded(Runner<ValidatorWorld>),
+}
+
+impl Loading {
+    /// The runner, loaded now if it was deferred.
+    fn runner(&mut self) -> Result<&mut Runner<ValidatorWorld>, SandboxError> {
+        if let Loading::Deferred {
+            engine,
+            cache,
+            limits,
+        } = self
+        {
+            *self = Loading::Loaded(load_runner(engine, cache, *limits)?);
+        }
+        match self {
+            Loading::Loaded(runner) => Ok(runner),
+            Loading::Deferred { .. } => unreachable!("loaded just above"),
+        }
+    }
+
+    /// The runner's generation, `None` before it is loaded (no schema can live in it then).
+    fn generation(&self) -> Option<u64> {
+        match self {
+            Loading::Loaded(runner) => Some(runner.generation()),
+            Loading::Deferred { .. } => None,
+        }
+    }
+}
+
+/// Loads the validator component (from `cache` when possible) and instantiates it.
+fn load_runner(
+    engine: &SandboxEngine,
+    cache: &ComponentCache,
+    limits: SandboxLimits,
+) -> Result<Runner<ValidatorWorld>, SandboxError> {
+    let started = std::time::Instant::now();
+    let (component, outcome) = cache.load_with_precompiled(
+        engine,
+        VALIDATOR_COMPONENT,
+        VALIDATOR_WASM,
+        env!("EARSHOT_GUEST_EARSHOT_SCHEMA_VALIDATOR_SHA256"),
+        PRECOMPILED,
+    )?;
+    let loaded = started.elapsed();
+    let mut runner =
+        Runner::<ValidatorWorld>::new(engine, VALIDATOR_COMPONENT, &component, limits)?;
+    let linked = started.elapsed();
+    runner.ensure_live()?;
+    tracing::debug!(
+        ?outcome,
+        load_ms = loaded.as_secs_f64() * 1e3,
+        link_ms = (linked - loaded).as_secs_f64() * 1e3,
+        instantiate_ms = (started.elapsed() - linked).as_secs_f64() * 1e3,
+        "validator ready"
+    );
+    Ok(runner)
 }
 
 /// Validates JSON against JSON Schemas inside the validator component.
@@ -148,33 +214,31 @@ impl SchemaValidator {
         cache: &ComponentCache,
         limits: SandboxLimits,
     ) -> Result<Self, SandboxError> {
-        let started = std::time::Instant::now();
-        let (component, outcome) = cache.load_with_precompiled(
-            engine,
-            VALIDATOR_COMPONENT,
-            VALIDATOR_WASM,
-            env!("EARSHOT_GUEST_EARSHOT_SCHEMA_VALIDATOR_SHA256"),
-            PRECOMPILED,
-        )?;
-        let loaded = started.elapsed();
-        let mut runner =
-            Runner::<ValidatorWorld>::new(engine, VALIDATOR_COMPONENT, &component, limits)?;
-        let linked = started.elapsed();
-        runner.ensure_live()?;
-        tracing::debug!(
-            ?outcome,
-            load_ms = loaded.as_secs_f64() * 1e3,
-            link_ms = (linked - loaded).as_secs_f64() * 1e3,
-            instantiate_ms = (started.elapsed() - linked).as_secs_f64() * 1e3,
-            "validator ready"
-        );
-        Ok(SchemaValidator {
+        Ok(Self::from_loading(Loading::Loaded(load_runner(
+            engine, cache, limits,
+        )?)))
+    }
+
+    /// A validator that loads its component at its first use instead of now, with default
+    /// limits: what a session holds, so that one whose plugins declare no schema (or that has no
+    /// plugin) never maps the component's code. A component that cannot load fails that first
+    /// use with [`SchemaError::Sandbox`] instead of this call.
+    pub fn deferred(engine: &SandboxEngine, cache: &ComponentCache) -> Self {
+        Self::from_loading(Loading::Deferred {
+            engine: engine.clone(),
+            cache: cache.clone(),
+            limits: SandboxLimits::VALIDATOR,
+        })
+    }
+
+    fn from_loading(runner: Loading) -> Self {
+        SchemaValidator {
             inner: Arc::new(Mutex::new(Inner {
                 runner,
                 entries: HashMap::new(),
                 next_id: 0,
             })),
-        })
+        }
     }
 
     /// Compiles `schema_json` (draft 2020-12 unless its `$schema` says otherwise), checking it
@@ -201,8 +265,9 @@ impl SchemaValidator {
             remotes: remotes.to_vec(),
             compiled_in: None,
         };
-        let resource = compile_in_sandbox(&mut inner.runner, &entry)?;
-        entry.compiled_in = Some((inner.runner.generation(), resource));
+        let runner = inner.runner.runner()?;
+        let resource = compile_in_sandbox(runner, &entry)?;
+        entry.compiled_in = Some((runner.generation(), resource));
         Ok(self.keep(&mut inner, entry))
     }
 
@@ -227,7 +292,7 @@ impl SchemaValidator {
     /// meta-schema; [`SchemaError::Sandbox`] when the sandbox fails.
     pub fn prepare(&self, schema_json: &str) -> Result<CompiledSchema, SchemaError> {
         let mut inner = self.inner.lock();
-        let checked = inner.runner.call(|world, store| {
+        let checked = inner.runner.runner()?.call(|world, store| {
             world
                 .earshot_plugin_validation()
                 .validator()
@@ -266,6 +331,7 @@ impl SchemaValidator {
         let entry = entries
             .get_mut(&schema.id)
             .expect("a live CompiledSchema has an entry");
+        let runner = runner.runner()?;
         let generation = runner.ensure_live()?;
         let resource = match entry.compiled_in {
             Some((made_in, resource)) if made_in == generation => resource,
@@ -353,10 +419,11 @@ impl Drop for CompiledSchema {
             return;
         };
         if let Some((made_in, resource)) = entry.compiled_in
-            && made_in == inner.runner.generation()
+            && Some(made_in) == inner.runner.generation()
+            && let Ok(runner) = inner.runner.runner()
         {
             // A failure here only means the store is already gone; nothing is left to free.
-            let _ = inner.runner.call(|_, store| resource.resource_drop(store));
+            let _ = runner.call(|_, store| resource.resource_drop(store));
         }
     }
 }

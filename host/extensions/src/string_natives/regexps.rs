@@ -125,6 +125,12 @@ struct Shared {
     recent: GcRefCell<Vec<Known>>,
     #[unsafe_ignore_trace]
     by_pattern: RefCell<HashMap<Pattern, Option<Rc<Compiled>>>>,
+    /// The same programs by the objects' `[[OriginalSource]]` and `[[OriginalFlags]]`: a RegExp
+    /// literal evaluated in a loop is a new object each time, and reading its slots costs far
+    /// less than running the `source` and `flags` getters (which read nine more). While the
+    /// flag getters are pinned, what those getters return depends on nothing else.
+    #[unsafe_ignore_trace]
+    by_original: RefCell<HashMap<(JsString, JsString), Option<Rc<Compiled>>>>,
     #[unsafe_ignore_trace]
     widened: Widened,
 }
@@ -192,7 +198,7 @@ impl Shared {
                 if !self.flag_pins.iter().all(Pin::holds) {
                     return Ok(None);
                 }
-                let compiled = self.compile(&rx, context)?;
+                let compiled = self.compile_by_original(&rx, context)?;
                 let mut recent = self.recent.borrow_mut();
                 if recent.len() == RECENT {
                     recent.remove(0);
@@ -205,6 +211,40 @@ impl Shared {
             }
         };
         Ok(compiled.map(|compiled| (rx, compiled)))
+    }
+
+    /// `rx`'s program, found by its internal slots, else compiled (see `by_original`).
+    fn compile_by_original(
+        &self,
+        rx: &JsObject,
+        context: &mut Context,
+    ) -> JsResult<Option<Rc<Compiled>>> {
+        // Only for an object whose getters' answers come from its slots alone: no own
+        // property but `lastIndex` (an own `global`, say, would change what `flags` reads).
+        let key = if only_last_index(rx, context)? {
+            rx.downcast_ref::<RegExp>().map(|regexp| {
+                (
+                    regexp.original_source().clone(),
+                    regexp.original_flags().clone(),
+                )
+            })
+        } else {
+            None
+        };
+        if let Some(key) = &key
+            && let Some(found) = self.by_original.borrow().get(key)
+        {
+            return Ok(found.clone());
+        }
+        let compiled = self.compile(rx, context)?;
+        if let Some(key) = key {
+            let mut by_original = self.by_original.borrow_mut();
+            if by_original.len() == PATTERNS {
+                by_original.clear();
+            }
+            by_original.insert(key, compiled.clone());
+        }
+        Ok(compiled)
     }
 
     /// `rx`'s program, compiled from its `source` and `flags` (or found compiled).
@@ -320,6 +360,7 @@ pub(super) fn install(context: &mut Context) -> JsResult<()> {
         flags_getter: getter("flags")?,
         recent: GcRefCell::new(Vec::new()),
         by_pattern: RefCell::default(),
+        by_original: RefCell::default(),
         widened: Widened::default(),
     });
     let methods: [(PropertyKey, JsString, usize, Method); 3] = [

@@ -52,12 +52,20 @@ pub struct RegExp {
 
 impl RegExp {
     /// Returns the original source string of the regex (e.g. `"regex-test"`).
-    pub(crate) fn original_source(&self) -> &JsString {
+    ///
+    /// earshot patch: public, so that an embedder's own fast path can tell two RegExp objects of
+    /// the same pattern apart from their `[[OriginalSource]]` without running the `source`
+    /// getter.
+    #[must_use]
+    pub fn original_source(&self) -> &JsString {
         &self.original_source
     }
 
     /// Returns the original flags string of the regex (e.g. `"gi"`).
-    pub(crate) fn original_flags(&self) -> &JsString {
+    ///
+    /// earshot patch: public, as [`RegExp::original_source`].
+    #[must_use]
+    pub fn original_flags(&self) -> &JsString {
         &self.original_flags
     }
 }

@@ -130,13 +130,16 @@ struct Shared {
     /// less than running the `source` and `flags` getters (which read nine more). While the
     /// flag getters are pinned, what those getters return depends on nothing else.
     #[unsafe_ignore_trace]
-    by_original: RefCell<HashMap<(JsString, JsString), Option<Rc<Compiled>>>>,
+    by_original: RefCell<HashMap<Slots, Option<Rc<Compiled>>>>,
     #[unsafe_ignore_trace]
     widened: Widened,
 }
 
 /// A pattern as its `source` and `flags` read back.
 type Pattern = (JsString, String);
+
+/// A pattern as a RegExp object's `[[OriginalSource]]` and `[[OriginalFlags]]`.
+type Slots = (JsString, JsString);
 
 #[derive(Trace, Finalize)]
 struct Known {

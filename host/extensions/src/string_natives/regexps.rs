@@ -222,18 +222,19 @@ impl Shared {
         rx: &JsObject,
         context: &mut Context,
     ) -> JsResult<Option<Rc<Compiled>>> {
-        // Only for an object whose getters' answers come from its slots alone: no own
-        // property but `lastIndex` (an own `global`, say, would change what `flags` reads).
-        let key = if only_last_index(rx, context)? {
-            rx.downcast_ref::<RegExp>().map(|regexp| {
-                (
-                    regexp.original_source().clone(),
-                    regexp.original_flags().clone(),
-                )
-            })
-        } else {
-            None
-        };
+        // An object with an own property besides `lastIndex` is left to Boa: an own
+        // `ignoreCase`, say, changes what the `flags` getter reads, while the built-in `exec`
+        // matches by the object's own slots (tests/all/extension_everyday.rs, "own properties
+        // on a literal").
+        if !only_last_index(rx, context)? {
+            return Ok(None);
+        }
+        let key = rx.downcast_ref::<RegExp>().map(|regexp| {
+            (
+                regexp.original_source().clone(),
+                regexp.original_flags().clone(),
+            )
+        });
         if let Some(key) = &key
             && let Some(found) = self.by_original.borrow().get(key)
         {

@@ -6,7 +6,7 @@
 
 use std::path::PathBuf;
 
-use crate::common::{Sandbox, TestHost, host_with_json_tool, node_json, node22};
+use crate::common::{Sandbox, TestHost, assert_cases_match_node, host_with_json_tool};
 use earshot_host::gate::NonInteractivePrompter;
 
 fn fixture(name: &str) -> String {
@@ -18,43 +18,7 @@ fn fixture(name: &str) -> String {
 
 #[test]
 fn every_everyday_case_answers_exactly_as_node_22() {
-    let Some(node) = node22() else { return };
-    let cases = fixture("everyday.js");
-    let sandbox = Sandbox::new();
-    let host = host_with_json_tool(&sandbox, "everyday", &cases, "everydayCases()");
-    let output = host
-        .call("everyday__run", "{}", &NonInteractivePrompter)
-        .expect("the cases run");
-    let earshot: serde_json::Value = serde_json::from_str(&output.output).expect("JSON");
-    let node = node_json(
-        &node,
-        sandbox.dir.path(),
-        &format!("{cases}\nprocess.stdout.write(JSON.stringify(everydayCases()));\n"),
-    );
-    let (earshot, node) = (earshot.as_array().unwrap(), node.as_array().unwrap());
-    assert!(earshot.len() > 800, "{} cases", earshot.len());
-    assert_eq!(earshot.len(), node.len(), "the same cases ran");
-    let differences: Vec<String> = earshot
-        .iter()
-        .zip(node)
-        .filter(|(ours, theirs)| ours != theirs)
-        .map(|(ours, theirs)| {
-            let show = |v: &serde_json::Value| v.to_string().chars().take(300).collect::<String>();
-            format!(
-                "{}\n    earshot {}\n    node    {}",
-                ours[0],
-                show(&ours[1]),
-                show(&theirs[1])
-            )
-        })
-        .collect();
-    assert!(
-        differences.is_empty(),
-        "{} of {} cases differ from Node 22:\n{}",
-        differences.len(),
-        node.len(),
-        differences[..differences.len().min(20)].join("\n")
-    );
+    assert_cases_match_node("strings/everyday.js", "everydayCases", 800);
 }
 
 /// Ten times the objects may cost at most this many times the time: a sort makes about 13 times

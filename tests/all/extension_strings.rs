@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use crate::common::Sandbox;
 use crate::common::TestHost;
-use crate::common::{host_with_json_tool, node_json, node22};
+use crate::common::{assert_cases_match_node, host_with_json_tool};
 use earshot_host::CallError;
 use earshot_host::gate::NonInteractivePrompter;
 
@@ -25,50 +25,7 @@ fn host_with_tool(sandbox: &Sandbox, name: &str, prelude: &str, body: &str) -> T
 
 #[test]
 fn every_string_and_regexp_case_answers_exactly_as_node_22() {
-    let Some(node) = node22() else { return };
-    let cases = fixture("cases.js");
-    let sandbox = Sandbox::new();
-    let host = host_with_tool(&sandbox, "strings", &cases, "stringCases()");
-    let output = host
-        .call("strings__run", "{}", &NonInteractivePrompter)
-        .expect("the cases run");
-    let earshot: serde_json::Value = serde_json::from_str(&output.output).unwrap_or_else(|error| {
-        let tail: String = output.output.chars().rev().take(200).collect();
-        panic!(
-            "{error}: {} chars ending {}",
-            output.output.len(),
-            tail.chars().rev().collect::<String>()
-        )
-    });
-    let node = node_json(
-        &node,
-        sandbox.dir.path(),
-        &format!("{cases}\nprocess.stdout.write(JSON.stringify(stringCases()));\n"),
-    );
-    let (earshot, node) = (earshot.as_array().unwrap(), node.as_array().unwrap());
-    assert!(earshot.len() > 4000, "{} cases", earshot.len());
-    assert_eq!(earshot.len(), node.len(), "the same cases ran");
-    let differences: Vec<String> = earshot
-        .iter()
-        .zip(node)
-        .filter(|(ours, theirs)| ours != theirs)
-        .map(|(ours, theirs)| {
-            let show = |v: &serde_json::Value| v.to_string().chars().take(300).collect::<String>();
-            format!(
-                "{}\n    earshot {}\n    node    {}",
-                ours[0],
-                show(&ours[1]),
-                show(&theirs[1])
-            )
-        })
-        .collect();
-    assert!(
-        differences.is_empty(),
-        "{} of {} cases differ from Node 22:\n{}",
-        differences.len(),
-        node.len(),
-        differences[..differences.len().min(20)].join("\n")
-    );
+    assert_cases_match_node("strings/cases.js", "stringCases", 4000);
 }
 
 /// Linear with slack: ten times the input may cost at most fifteen times the time (a quadratic

@@ -459,3 +459,62 @@ pub fn host_with_json_tool(sandbox: &Sandbox, name: &str, prelude: &str, body: &
     .unwrap();
     sandbox.host()
 }
+
+/// Runs `fixtures/{fixture}` (which defines `{function}()`, returning `[name, json]` pairs) in an
+/// extension and in Node 22, and asserts that more than `min_cases` ran and every one answered
+/// the same in both. Does nothing when Node 22 is absent.
+pub fn assert_cases_match_node(fixture: &str, function: &str, min_cases: usize) {
+    let Some(node) = node22() else { return };
+    let cases = std::fs::read_to_string(
+        std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("../fixtures")
+            .join(fixture),
+    )
+    .expect("the cases' fixture");
+    let sandbox = Sandbox::new();
+    let host = host_with_json_tool(&sandbox, "cases", &cases, &format!("{function}()"));
+    let output = host
+        .call(
+            "cases__run",
+            "{}",
+            &earshot_host::gate::NonInteractivePrompter,
+        )
+        .expect("the cases run");
+    let earshot: serde_json::Value = serde_json::from_str(&output.output).unwrap_or_else(|error| {
+        let tail: String = output.output.chars().rev().take(200).collect();
+        panic!(
+            "{error}: {} chars ending {}",
+            output.output.len(),
+            tail.chars().rev().collect::<String>()
+        )
+    });
+    let node = node_json(
+        &node,
+        sandbox.dir.path(),
+        &format!("{cases}\nprocess.stdout.write(JSON.stringify({function}()));\n"),
+    );
+    let (earshot, node) = (earshot.as_array().unwrap(), node.as_array().unwrap());
+    assert!(earshot.len() > min_cases, "{} cases", earshot.len());
+    assert_eq!(earshot.len(), node.len(), "the same cases ran");
+    let differences: Vec<String> = earshot
+        .iter()
+        .zip(node)
+        .filter(|(ours, theirs)| ours != theirs)
+        .map(|(ours, theirs)| {
+            let show = |v: &serde_json::Value| v.to_string().chars().take(300).collect::<String>();
+            format!(
+                "{}\n    earshot {}\n    node    {}",
+                ours[0],
+                show(&ours[1]),
+                show(&theirs[1])
+            )
+        })
+        .collect();
+    assert!(
+        differences.is_empty(),
+        "{} of {} cases differ from Node 22:\n{}",
+        differences.len(),
+        node.len(),
+        differences[..differences.len().min(20)].join("\n")
+    );
+}

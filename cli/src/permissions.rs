@@ -174,6 +174,7 @@ fn check(context: &Context, name: &str, read_only: bool, as_json: bool) -> Comma
             "because the tool is read-only and its source's claim is honoured".to_string()
         }
         DecidedBy::Default => "by default: no rule matches".to_string(),
+        DecidedBy::Suspended => "because a settings file cannot be read in full: it would run without asking, but a deny rule there might have refused it".to_string(),
         _ => "by the host".to_string(),
     };
     println!(
@@ -221,6 +222,7 @@ fn check_action(context: &Context, action: &Action<'_>, as_json: bool) -> Comman
             "by default: no rule matches, and reading inside the project or loading a skill is allowed".to_string()
         }
         DecidedBy::Default => "by default: no rule matches".to_string(),
+        DecidedBy::Suspended => "because a settings file cannot be read in full: it would run without asking, but a deny rule there might have refused it".to_string(),
         _ => "by the host".to_string(),
     };
     println!(

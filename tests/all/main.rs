@@ -79,6 +79,8 @@ mod skills;
 mod skills_consumers;
 mod skills_hostile;
 mod slash_commands;
+#[cfg(feature = "js")]
+mod settings_guards;
 mod tools_call_cli;
 mod trust;
 #[cfg(feature = "js")]

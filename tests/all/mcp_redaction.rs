@@ -350,3 +350,62 @@ fn mcp_serve_never_sends_an_expanded_secret_to_its_client_or_its_log() {
     assert!(logged.contains("${EARSHOT_T_URL_KEY}"), "{logged}");
     assert_no_secret(&["-vv", "mcp", "serve", "(stderr)"], &logged);
 }
+
+/// A value a `${VAR}` expanded to never reaches a hook: the failed call's error (the server's
+/// stderr holds the token) goes to a command hook that logs its stdin and to an HTTP hook on
+/// loopback that records its body; both get the error with `${VAR}` where the value was.
+#[test]
+fn a_secret_in_a_failed_calls_error_never_reaches_a_hooks_stdin_or_an_http_hooks_body() {
+    let sandbox = Sandbox::new();
+    let leaky = leaky_server(&sandbox);
+    let dir = tempfile::tempdir().unwrap();
+    let stdin_log = dir.path().join("stdin");
+    let body_log = dir.path().join("bodies");
+    let port = free_port();
+    let mut endpoint = std::process::Command::new("python3")
+        .arg(
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/hooks/http_hook.py"),
+        )
+        .args([&port.to_string(), body_log.to_str().unwrap(), "{}"])
+        .spawn()
+        .unwrap();
+    crate::common::wait_listening(port, std::time::Duration::from_secs(20));
+    sandbox.user_settings(json!({
+        "mcpServers": {"leaky": {"command": "python3", "args": [leaky], "env": {"TOKEN": "${EARSHOT_T_CALL_KEY}"}}},
+        "permissions": {"allow": ["Mcp(leaky__*)"]},
+        "hooks": {"PostToolUseFailure": [{"matcher": "*", "hooks": [
+            {"command": "python3", "args": [crate::hooks::hook_py(), "--log", stdin_log, "print", "{}"], "name": "logs"},
+            {"type": "http", "url": format!("http://127.0.0.1:{port}/hook"), "name": "posts"},
+        ]}]},
+    }));
+    let args = ["tools", "call", "leaky__leak", "{}"];
+    let (code, stdout, stderr) = run_split(&sandbox, &args);
+    let _ = endpoint.kill();
+    let _ = endpoint.wait();
+    assert_ne!(code, 0, "{stdout}{stderr}");
+    assert_no_secret(&args, &format!("{stdout}{stderr}"));
+    let stdin = std::fs::read_to_string(&stdin_log).unwrap_or_default();
+    let bodies = std::fs::read_to_string(&body_log).unwrap_or_default();
+    for (what, seen) in [
+        ("the command hook's stdin", &stdin),
+        ("the http hook's body", &bodies),
+    ] {
+        let event: Value = serde_json::from_str(seen.lines().next().unwrap_or("null")).unwrap();
+        let event = event.get("body").unwrap_or(&event);
+        assert_eq!(
+            event["hook_event_name"], "PostToolUseFailure",
+            "{what}: {seen}"
+        );
+        let error = event["error"].as_str().unwrap_or_default();
+        assert!(
+            error.contains("token is ${EARSHOT_T_CALL_KEY}"),
+            "{what}: {seen}"
+        );
+        for (name, value) in SECRETS {
+            assert!(
+                !seen.contains(value),
+                "{what} holds ${{{name}}}'s value: {seen}"
+            );
+        }
+    }
+}

@@ -1210,7 +1210,12 @@ impl McpServers {
                 ))
             }
             Err(ConnectError::Failed(error)) => {
-                let reason = format!("could not be restarted: {}", slot.failure_with_hints(error));
+                // Built as the definition is written: a value a `${VAR}` expanded to (a URL's
+                // key) goes back to `${VAR}` before the line reaches anyone (hooks included).
+                let reason = format!(
+                    "could not be restarted: {}",
+                    earshot_core::redact::redact(&slot.failure_with_hints(error))
+                );
                 slot.set(Live::Down(ServerState::Died(reason.clone())));
                 Err(CallError::failed(
                     format!("server \"{name}\" {reason}"),

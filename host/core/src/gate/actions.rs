@@ -149,13 +149,41 @@ impl<'a> Action<'a> {
     }
 
     /// The effect when no rule matches: a command asks; a read inside the project that the
-    /// user's own command names, and a skill (it only adds text), are allowed.
+    /// user's own command names, and a skill (it only adds text), are allowed, except a read of
+    /// one of the user's own files ([`is_private_path`]), which asks.
     pub fn default_effect(&self) -> Effect {
         match self {
             Action::Bash(_) => Effect::Ask,
+            Action::Read(path) if is_private_path(path) => Effect::Ask,
             Action::Read(_) | Action::Skill(_) => Effect::Allow,
         }
     }
+}
+
+/// The names of earshot's own local file and what is written beside it (its lock, the
+/// temporary files of an atomic edit): the user's signed grants and trust records, not project
+/// source.
+const PRIVATE_FILE_NAMES: &[&str] = &["settings.local.json", "settings.local.json.lock"];
+
+/// Whether `path` (relative to the project root, `/`-separated) is a file a slash command's
+/// `@` include never reads without an allow rule that names it: earshot's local file and its
+/// lock (`.earshot/settings.local.json`, at any depth), an atomic edit's temporary file beside
+/// it, and anything under a `.git` folder (or a `.git` file, as a submodule has). They hold the
+/// user's secrets and grants, not project source; `Read(**)` and the default for reads do not
+/// cover them.
+pub fn is_private_path(path: &str) -> bool {
+    let normal = normalise_path(path);
+    let segments: Vec<&str> = normal.split('/').filter(|part| !part.is_empty()).collect();
+    segments
+        .iter()
+        .any(|segment| segment.eq_ignore_ascii_case(".git"))
+        || segments.windows(2).any(|pair| {
+            pair[0].eq_ignore_ascii_case(".earshot")
+                && (PRIVATE_FILE_NAMES
+                    .iter()
+                    .any(|name| pair[1].eq_ignore_ascii_case(name))
+                    || (pair[1].starts_with(".settings-") && pair[1].ends_with(".tmp")))
+        })
 }
 
 /// A compiled `Bash(…)`, `Read(…)` or `Skill(…)` pattern.
@@ -186,6 +214,17 @@ impl ActionPattern {
             (ActionPattern::Read(pattern), Action::Read(path)) => pattern.matches(path),
             (ActionPattern::Skill(pattern), Action::Skill(name)) => pattern.matches(name),
             _ => false,
+        }
+    }
+
+    /// Whether an allow rule with this pattern may allow `action`: for a read of a private path
+    /// ([`is_private_path`]) only a rule naming it explicitly does; otherwise whenever it matches.
+    pub fn allows(&self, action: &Action<'_>) -> bool {
+        match (self, action) {
+            (ActionPattern::Read(pattern), Action::Read(path)) if is_private_path(path) => {
+                pattern.names_explicitly(path)
+            }
+            _ => self.matches(action),
         }
     }
 }
@@ -279,8 +318,9 @@ pub enum ReadPattern {
     Any,
     /// An absolute or home path: never a file inside the project.
     Never,
-    /// The pattern, and the pattern as a directory (`…/**`).
-    Globs(GlobSet),
+    /// The pattern, and the pattern as a directory (`…/**`); and, when it holds no glob syntax,
+    /// its segments as written (so it can be told whether it names a private path).
+    Globs(GlobSet, Option<Vec<String>>),
 }
 
 impl ReadPattern {
@@ -329,9 +369,15 @@ impl ReadPattern {
             add(&base)?;
         }
         add(&format!("{base}/**"))?;
+        let literal = (!rest.contains(GLOB_SYNTAX)).then(|| {
+            rest.split('/')
+                .filter(|segment| !matches!(*segment, "" | "."))
+                .map(str::to_string)
+                .collect()
+        });
         globs
             .build()
-            .map(ReadPattern::Globs)
+            .map(|set| ReadPattern::Globs(set, literal))
             .map_err(|error| error.kind().to_string())
     }
 
@@ -339,8 +385,26 @@ impl ReadPattern {
         match self {
             ReadPattern::Any => true,
             ReadPattern::Never => false,
-            ReadPattern::Globs(globs) => globs.is_match(normalise_path(path)),
+            ReadPattern::Globs(globs, _) => globs.is_match(normalise_path(path)),
         }
+    }
+
+    /// Whether the pattern matches `path` and names it explicitly, without glob syntax: a
+    /// pattern naming a `.git` folder, or ending in the file's own name (`Read(.git/config)`,
+    /// `Read(.git)`, `Read(.earshot/settings.local.json)`). Only such a rule allows a read of a
+    /// private path ([`is_private_path`]); `Read(**)` or `Read(.earshot)` does not.
+    fn names_explicitly(&self, path: &str) -> bool {
+        let ReadPattern::Globs(_, Some(segments)) = self else {
+            return false;
+        };
+        let normal = normalise_path(path);
+        self.matches(path)
+            && (segments
+                .iter()
+                .any(|segment| segment.eq_ignore_ascii_case(".git"))
+                || segments
+                    .last()
+                    .is_some_and(|last| normal.rsplit('/').next() == Some(last.as_str())))
     }
 }
 
@@ -582,5 +646,57 @@ mod tests {
         assert_eq!(Action::parse("Skill(x)"), Some(Action::Skill("x")));
         assert_eq!(Action::parse("Mcp(a__b)"), None);
         assert_eq!(Action::parse("Bash"), None);
+    }
+
+    #[test]
+    fn private_paths_are_allowed_only_by_a_rule_naming_them() {
+        for private in [
+            ".earshot/settings.local.json",
+            ".earshot/settings.local.json.lock",
+            ".earshot/.settings-1a2b.tmp",
+            "sub/.earshot/settings.local.json",
+            ".git/config",
+            "./.git/HEAD",
+            "sub/.git/config",
+            "src/../.git/config",
+            ".GIT/config",
+        ] {
+            assert!(is_private_path(private), "{private}");
+            assert_eq!(Action::Read(private).default_effect(), Effect::Ask);
+            for broad in [
+                "Read",
+                "Read(**)",
+                "Read(*)",
+                "Read(./**)",
+                "Read(.earshot)",
+                "Read(*.json)",
+            ] {
+                assert!(
+                    !pattern(broad).allows(&Action::Read(private)),
+                    "{broad} {private}"
+                );
+            }
+        }
+        for public in [
+            ".earshot/settings.json",
+            ".gitignore",
+            "src/git/config",
+            "notes.txt",
+        ] {
+            assert!(!is_private_path(public), "{public}");
+            assert!(pattern("Read(**)").allows(&Action::Read(public)));
+        }
+        let allows = |rule: &str, path: &str| pattern(rule).allows(&Action::Read(path));
+        assert!(allows(
+            "Read(.earshot/settings.local.json)",
+            ".earshot/settings.local.json"
+        ));
+        assert!(allows("Read(./.git/config)", ".git/config"));
+        assert!(allows("Read(.git)", "sub/.git/config"));
+        assert!(!allows(
+            "Read(.earshot/settings.local.json)",
+            ".earshot/settings.local.json.lock"
+        ));
+        assert!(!allows("Read(.git/*)", ".git/config"));
     }
 }

@@ -52,6 +52,11 @@ pub enum DecidedBy {
     ReadOnly,
     /// No rule matched: the default is to ask.
     Default,
+    /// No rule matched and the action would be allowed by default (a read-only tool, a read, a
+    /// skill), but a settings file does not parse or has a misspelt key (or a deny or ask rule
+    /// is malformed): a deny rule it held might have refused this, so it asks (a deny when no one
+    /// can be asked) until the file is fixed. A typo never widens access.
+    Suspended,
 }
 
 /// The gate's answer before any prompt.
@@ -84,6 +89,8 @@ enum Why<'a> {
     ReadOnly,
     /// No rule matched: the default is to ask.
     Default,
+    /// No rule matched; the default would allow, but the rules are not all readable.
+    Suspended,
 }
 
 impl Why<'_> {
@@ -96,6 +103,7 @@ impl Why<'_> {
             },
             Why::ReadOnly => DecidedBy::ReadOnly,
             Why::Default => DecidedBy::Default,
+            Why::Suspended => DecidedBy::Suspended,
         }
     }
 }
@@ -175,6 +183,8 @@ impl Gate {
         }
         match action.default_effect() {
             Effect::Ask => (Effect::Ask, Why::Default),
+            // What a default allows, an unreadable deny rule might have refused.
+            Effect::Allow if self.rules.suspension().is_some() => (Effect::Ask, Why::Suspended),
             effect => (effect, Why::ReadOnly),
         }
     }
@@ -204,7 +214,7 @@ impl Gate {
                     rule.text,
                     rule.origin.path.display()
                 ),
-                Why::ReadOnly | Why::Default => format!(
+                Why::ReadOnly | Why::Default | Why::Suspended => format!(
                     "{} is denied",
                     sanitise_for_terminal(&action.rule(), DETAIL_CAP)
                 ),
@@ -268,6 +278,10 @@ impl Gate {
             return (matched.rule.effect, Why::Rule(matched.rule));
         }
         if request.read_only && kind != SourceKind::Mcp {
+            // What the read-only default allows, an unreadable deny rule might have refused.
+            if self.rules.suspension().is_some() {
+                return (Effect::Ask, Why::Suspended);
+            }
             (Effect::Allow, Why::ReadOnly)
         } else {
             (Effect::Ask, Why::Default)
@@ -366,7 +380,9 @@ impl Gate {
                     rule.text,
                     rule.origin.path.display()
                 ),
-                Why::ReadOnly | Why::Default => format!("{} is denied", request.tool),
+                Why::ReadOnly | Why::Default | Why::Suspended => {
+                    format!("{} is denied", request.tool)
+                }
             }),
             Effect::Ask => {
                 let rule_name = request.tool.rule();

@@ -296,11 +296,12 @@ impl RuleSet {
             }
             Action::Read(_) | Action::Skill(_) => {
                 let matches = |m: &&ActionMatcher| m.pattern.matches(action);
+                let allows = |m: &&ActionMatcher| m.pattern.allows(action);
                 of(Effect::Deny)
                     .find(matches)
                     .or_else(|| {
                         allow_applies
-                            .then(|| of(Effect::Allow).find(matches))
+                            .then(|| of(Effect::Allow).find(allows))
                             .flatten()
                     })
                     .or_else(|| of(Effect::Ask).find(matches))

@@ -182,6 +182,10 @@ pub fn hook_admission(settings: &Settings, definition: &HookDefinition) -> Resul
     if definition.layer == Layer::User {
         return Ok(());
     }
+    // The trust record as it is now, not as the session found it: `hooks untrust` (or a
+    // record removed by hand) takes effect at the next run, as an edit of the script does.
+    let current = settings.with_local_file_reread();
+    let settings = &current;
     // Judged first without the digest: no record (or one that is not this user's) needs no
     // hashing, so an untrusted repository's hooks cost nothing at start. Only a valid record
     // for something ("changed" against no digest) is worth hashing the named files for.

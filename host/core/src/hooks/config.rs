@@ -277,6 +277,18 @@ impl HookDefinition {
     }
 }
 
+/// One of the user's hook definitions on a deciding event that could not be read: it is held.
+/// It never runs, and on its event it counts as a hook that failed with `onError: "ask"` (a deny
+/// when no one can be asked), so a typo in the user's own guard never lets a call through.
+#[derive(Debug, Clone)]
+pub struct HeldHook {
+    /// A stand-in definition: the event, the matcher when it could be read (else every tool),
+    /// `onError: "ask"`, and a name saying where it is (`unreadable hooks.PreToolUse[0]`).
+    pub definition: HookDefinition,
+    /// What is wrong with it, one line naming its file and key.
+    pub problem: String,
+}
+
 /// Every hook definition of a session's settings, what could not be read, and the switches.
 #[derive(Debug, Clone, Default)]
 pub struct HookSet {
@@ -285,8 +297,14 @@ pub struct HookSet {
     pub definitions: Vec<HookDefinition>,
     /// One line for each definition that could not be read (it never runs).
     pub problems: Vec<String>,
-    /// The file that set `disableAllHooks: true`, when one did.
+    /// The user's definitions on a deciding event that could not be read, held (see
+    /// [`HeldHook`]).
+    pub held: Vec<HeldHook>,
+    /// The user's own file, when it sets `disableAllHooks: true`: every hook is off.
     pub disabled_by: Option<PathBuf>,
+    /// The project's or local file, when it sets `disableAllHooks: true`: the project's and
+    /// the local file's hooks are off (marked not enabled); the user's own still run.
+    pub project_disabled_by: Option<PathBuf>,
     /// `hooks.requireReview: true` in some layer: a change to the user's hooks made outside
     /// earshot stops them until reviewed.
     pub require_review: bool,
@@ -307,15 +325,29 @@ impl HookSet {
                 continue;
             };
             if value.get("disableAllHooks") == Some(&Value::Bool(true)) {
-                set.disabled_by.get_or_insert_with(|| file.path.clone());
+                // A repository switches off its own hooks, never the user's guard.
+                let slot = if file.layer == Layer::User {
+                    &mut set.disabled_by
+                } else {
+                    &mut set.project_disabled_by
+                };
+                slot.get_or_insert_with(|| file.path.clone());
+            }
+            let where_ = file.path.display().to_string();
+            if file.layer == Layer::User {
+                hold_misspelt_hooks_key(value, &file.path, &mut set);
             }
             let Some(hooks) = value.get("hooks") else {
                 continue;
             };
-            let where_ = file.path.display().to_string();
             let Some(events) = hooks.as_object() else {
-                set.problems
-                    .push(format!("{where_}: \"hooks\" must be an object of events"));
+                let problem = format!("{where_}: \"hooks\" must be an object of events");
+                if file.layer == Layer::User {
+                    for event in HookEvent::ALL.into_iter().filter(|event| event.decides()) {
+                        hold(&mut set, event, None, &file.path, "hooks", &problem);
+                    }
+                }
+                set.problems.push(problem);
                 continue;
             };
             let before = set.definitions.len();
@@ -347,16 +379,50 @@ impl HookSet {
                     continue;
                 }
                 let Some(event) = HookEvent::parse(key) else {
-                    set.problems.push(format!(
-                        "{where_}: hooks.{}: unknown event (known: {})",
-                        crate::gate::sanitise_for_terminal(key, 40),
-                        HookEvent::ALL.map(HookEvent::as_str).join(", ")
-                    ));
+                    let shown = crate::gate::sanitise_for_terminal(key, 40);
+                    // An empty list held nothing; anything else may have held the user's guard.
+                    let held_event = near_event(key).filter(|meant| {
+                        file.layer == Layer::User
+                            && meant.decides()
+                            && !groups.as_array().is_some_and(Vec::is_empty)
+                    });
+                    let problem = match near_event(key) {
+                        Some(meant) if held_event.is_some() => format!(
+                            "{where_}: hooks.{shown}: unknown event (did you mean \"{meant}\"?); its hooks are held: each {meant} counts as a hook that failed (onError \"ask\") until it is fixed"
+                        ),
+                        Some(meant) => format!(
+                            "{where_}: hooks.{shown}: unknown event (did you mean \"{meant}\"?); its hooks never run"
+                        ),
+                        None => format!(
+                            "{where_}: hooks.{shown}: unknown event (known: {})",
+                            HookEvent::ALL.map(HookEvent::as_str).join(", ")
+                        ),
+                    };
+                    if let Some(meant) = held_event {
+                        let at = format!("hooks.{shown}");
+                        hold(&mut set, meant, None, &file.path, &at, &problem);
+                    }
+                    set.problems.push(problem);
                     continue;
                 };
                 read_groups(event, groups, file.layer, &file.path, &mut set);
             }
             refuse_repeated_names(&mut set, before, &where_);
+        }
+        if let Some(file) = &set.project_disabled_by {
+            let mut off = 0;
+            for definition in &mut set.definitions {
+                if definition.layer != Layer::User && definition.enabled {
+                    definition.enabled = false;
+                    off += 1;
+                }
+            }
+            if off > 0 {
+                set.problems.push(format!(
+                    "{}: disableAllHooks turns off the project's and the local file's hooks ({off}); your own hooks still run (only your settings.json can turn them off)",
+                    file.display()
+                ));
+            }
         }
         for definition in &mut set.definitions {
             // The user's file names any hook; the project's files (the local one can be shipped
@@ -398,35 +464,74 @@ fn read_groups(
     set: &mut HookSet,
 ) {
     let where_ = format!("{}: hooks.{event}", file.display());
+    // The user's own guard on a deciding event is held where it cannot be read, never dropped.
+    let holds = layer == Layer::User && event.decides();
+    let held = |problem: &str| {
+        if holds {
+            format!(
+                "{problem}; it is held: each {event} counts as a hook that failed (onError \"ask\") until it is fixed"
+            )
+        } else {
+            format!("{problem}; it never runs")
+        }
+    };
     let Some(groups) = groups.as_array() else {
-        set.problems
-            .push(format!("{where_} must be a list of {{matcher, hooks}}"));
+        let problem = held(&format!("{where_} must be a list of {{matcher, hooks}}"));
+        if holds {
+            hold(set, event, None, file, &format!("hooks.{event}"), &problem);
+        }
+        set.problems.push(problem);
         return;
     };
     let mut position = 0;
     for (group_index, group) in groups.iter().enumerate() {
         let at = format!("{where_}[{group_index}]");
+        let key = format!("hooks.{event}[{group_index}]");
         let matcher_text = match group.get("matcher") {
             None | Some(Value::Null) => "",
             Some(Value::String(text)) => text.as_str(),
             Some(_) => {
-                set.problems.push(format!(
-                    "{at}.matcher must be a string; its hooks never run"
-                ));
+                let problem = held(&format!("{at}.matcher must be a string"));
+                if holds {
+                    hold(set, event, None, file, &key, &problem);
+                }
+                set.problems.push(problem);
                 continue;
             }
         };
         let matcher = match HookMatcher::parse(matcher_text) {
             Ok(matcher) => matcher,
             Err(why) => {
-                set.problems
-                    .push(format!("{at}.matcher: {why}; its hooks never run"));
+                // The tools it meant cannot be known: held, it stands for every tool.
+                let problem = held(&format!("{at}.matcher: {why}"));
+                if holds {
+                    hold(set, event, None, file, &key, &problem);
+                }
+                set.problems.push(problem);
                 continue;
             }
         };
         let Some(handlers) = group.get("hooks").and_then(Value::as_array) else {
-            set.problems
-                .push(format!("{at}.hooks must be a list of handlers"));
+            let near = group.as_object().and_then(|group| {
+                group
+                    .keys()
+                    .find(|key| *key != "hooks" && *key != "matcher")
+                    .filter(|key| {
+                        crate::settings::edit_distance(&key.to_ascii_lowercase(), "hooks") <= 2
+                    })
+                    .cloned()
+            });
+            let problem = match near {
+                Some(near) => held(&format!(
+                    "{at}: unknown key \"{}\" (did you mean \"hooks\"?): \"hooks\" must be a list of handlers",
+                    crate::gate::sanitise_for_terminal(&near, 40)
+                )),
+                None => held(&format!("{at}.hooks must be a list of handlers")),
+            };
+            if holds {
+                hold(set, event, Some(&matcher), file, &key, &problem);
+            }
+            set.problems.push(problem);
             continue;
         };
         for (index, handler) in handlers.iter().enumerate() {
@@ -438,8 +543,105 @@ fn read_groups(
                     position += 1;
                     set.definitions.push(definition);
                 }
-                Err(why) => set.problems.push(format!("{at}: {why}; it never runs")),
+                Err(why) => {
+                    let problem = held(&format!("{at}: {why}"));
+                    if holds {
+                        let key = format!("{key}.hooks[{index}]");
+                        hold(set, event, Some(&matcher), file, &key, &problem);
+                    }
+                    set.problems.push(problem);
+                }
             }
+        }
+    }
+}
+
+/// Adds a held stand-in for one of the user's definitions on `event` that could not be read at
+/// `key` (`hooks.PreToolUse[0]`): it fires for `matcher`'s tools (every tool when the matcher
+/// itself could not be read) and resolves as `onError: "ask"`.
+fn hold(
+    set: &mut HookSet,
+    event: HookEvent,
+    matcher: Option<&HookMatcher>,
+    file: &std::path::Path,
+    key: &str,
+    problem: &str,
+) {
+    let matcher = match matcher {
+        Some(matcher) => matcher.clone(),
+        None => HookMatcher::parse("").expect("the empty matcher parses"),
+    };
+    let name = format!("unreadable {}", crate::gate::sanitise_for_terminal(key, 80));
+    set.held.push(HeldHook {
+        definition: HookDefinition {
+            name: name.clone(),
+            event,
+            matcher,
+            kind: HookKind::Exec {
+                command: name,
+                args: Vec::new(),
+            },
+            timeout: event.default_timeout(),
+            on_error: OnError::Ask,
+            enabled: true,
+            layer: Layer::User,
+            file: file.to_path_buf(),
+            position: 0,
+        },
+        problem: problem.to_string(),
+    });
+}
+
+/// The event `key` was probably meant to be, when it is not one: the same letters in another
+/// case or with separators (`pretooluse`, `Pre_Tool_Use`), up to two letters off (`PretoolUse`,
+/// `PreToolUze`), or Claude Code's `PermissionRequest` (earshot's `PermissionAsked`).
+fn near_event(key: &str) -> Option<HookEvent> {
+    let lower: String = key
+        .chars()
+        .filter(char::is_ascii_alphanumeric)
+        .map(|c| c.to_ascii_lowercase())
+        .collect();
+    if lower == "permissionrequest" {
+        return Some(HookEvent::PermissionAsked);
+    }
+    HookEvent::ALL.into_iter().find(|event| {
+        let name = event.as_str().to_ascii_lowercase();
+        lower == name || crate::settings::edit_distance(&lower, &name) <= 2
+    })
+}
+
+/// A top-level key of the user's file that reads as `hooks` but is not (`Hooks`, `hook`): the
+/// settings problem is reported with the misspelt `permissions` keys; here each deciding event
+/// under it (or near-miss of one) is held, so the guard it holds still counts.
+fn hold_misspelt_hooks_key(value: &Value, file: &std::path::Path, set: &mut HookSet) {
+    let Some(root) = value.as_object() else {
+        return;
+    };
+    for (key, events) in root {
+        if key == "hooks" || !crate::settings::reads_as_hooks(key) {
+            continue;
+        }
+        let Some(events) = events.as_object() else {
+            continue;
+        };
+        let shown = crate::gate::sanitise_for_terminal(key, 40);
+        for event_key in events.keys() {
+            let Some(event) = HookEvent::parse(event_key).or_else(|| near_event(event_key)) else {
+                continue;
+            };
+            if !event.decides() {
+                continue;
+            }
+            let problem = format!(
+                "{}: unknown key \"{shown}\" (did you mean \"hooks\"?); the {event} hooks under it are held: each {event} counts as a hook that failed (onError \"ask\") until it is fixed",
+                file.display()
+            );
+            let at = format!(
+                "{shown}.{}",
+                crate::gate::sanitise_for_terminal(event_key, 40)
+            );
+            hold(set, event, None, file, &at, &problem);
+            set.problems.push(problem);
         }
     }
 }

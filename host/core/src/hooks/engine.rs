@@ -39,6 +39,9 @@ pub struct HookEngine {
     /// The user's hooks held back under `requireReview` after a change made outside earshot:
     /// they do not run, and on a deciding event each fails (never an allow by absence).
     held: BTreeSet<String>,
+    /// The user's definitions on a deciding event that could not be read, by stand-in name, with
+    /// what is wrong: each fails (resolving as `onError: "ask"`) instead of running.
+    unreadable: std::collections::BTreeMap<String, String>,
     /// The session's settings: a project or local hook is admitted again before each run.
     settings: Arc<Settings>,
     said_allow: Mutex<BTreeSet<String>>,
@@ -74,6 +77,7 @@ impl HookEngine {
             .collect();
         let mut hooks = Vec::new();
         let mut held = BTreeSet::new();
+        let mut unreadable = std::collections::BTreeMap::new();
         if let Some(file) = &set.disabled_by {
             if !set.definitions.is_empty() {
                 notices.push(format!(
@@ -108,6 +112,11 @@ impl HookEngine {
                     )),
                 }
             }
+            // The user's unreadable guards stand, as hooks that fail (their notice is above).
+            for stand_in in set.held {
+                unreadable.insert(stand_in.definition.name.clone(), stand_in.problem);
+                hooks.push(stand_in.definition);
+            }
         }
         HookEngine {
             events: hooks.iter().map(|hook| hook.event).collect(),
@@ -123,6 +132,7 @@ impl HookEngine {
             env,
             notices,
             held,
+            unreadable,
             settings: Arc::new(settings.clone()),
             said_allow: Mutex::default(),
             last_written: Mutex::default(),
@@ -404,10 +414,23 @@ impl HookEngine {
                     "hook \"{}\" (user, {}) is held back: your hooks changed outside earshot and hooks.requireReview is on; review them, then run `earshot hooks review`",
                     hook.name, hook.event
                 )),
+        if hook.layer == Layer::User
+            && let Some(problem) = self.unreadable.get(&hook.name)
+        {
+            return Answer {
+                failure: Some(format!(
+                    "your {} hook cannot be read, so it is held: {problem}",
+                    hook.event
+                )),
                 ..Answer::default()
             };
         }
-        let bytes = serde_json::to_vec(input).unwrap_or_default();
+                ..Answer::default()
+            };
+        }
+        // A value a `${VAR}` expanded to (a server's URL or key in an error) never reaches a
+        // hook's stdin or an http hook's body.
+        let bytes = serde_json::to_vec(&crate::redact::redact_json(input)).unwrap_or_default();
         let finished = match hook.kind {
             HookKind::Http { .. } => super::http::run_http(hook, bytes, &*self.env).await,
             _ => run_command(hook, bytes, &self.context).await,

@@ -139,6 +139,19 @@ pub enum SettingsProblem {
 }
 
 impl SettingsProblem {
+    /// The file the problem is about.
+    pub fn path(&self) -> Option<&Path> {
+        match self {
+            SettingsProblem::Malformed { path, .. }
+            | SettingsProblem::DuplicateKey { path, .. }
+            | SettingsProblem::NotAnObject { path }
+            | SettingsProblem::Unreadable { path, .. }
+            | SettingsProblem::LocalFileNotYours { path, .. }
+            | SettingsProblem::Misspelt { path, .. }
+            | SettingsProblem::Unusable { path, .. } => Some(path),
+        }
+    }
+
     /// Whether this problem suspends every allow rule: a file that does not parse (or repeats a
     /// key) or has a misspelt key might have held a deny rule, so nothing may be granted until it is fixed
     /// (exactly as a malformed deny rule does).
@@ -209,6 +222,46 @@ impl Settings {
         Settings {
             project,
             user_config_dir: user_config_dir.map(Path::to_path_buf),
+            files,
+            problems,
+        }
+    }
+
+    /// These settings with the project's local file read again as it is now (its problems
+    /// replaced by the new read's): trust records live there, so a record removed or made during
+    /// a session (`hooks untrust`, `hooks trust`) counts at the next run.
+    pub fn with_local_file_reread(&self) -> Settings {
+        let Some(project) = &self.project else {
+            return self.clone();
+        };
+        let local_path = project.local_settings();
+        let mut problems: Vec<SettingsProblem> = self
+            .problems
+            .iter()
+            .filter(|problem| problem.path() != Some(local_path.as_path()))
+            .cloned()
+            .collect();
+        let file = match local_file_refusal(&local_path) {
+            Some(problem) => {
+                problems.push(problem);
+                SettingsFile {
+                    layer: Layer::Local,
+                    path: local_path,
+                    value: None,
+                }
+            }
+            None => load_file(Layer::Local, local_path, Links::Refuse, &mut problems),
+        };
+        let mut files: Vec<SettingsFile> = self
+            .files
+            .iter()
+            .filter(|file| file.layer != Layer::Local)
+            .cloned()
+            .collect();
+        files.push(file);
+        Settings {
+            project: self.project.clone(),
+            user_config_dir: self.user_config_dir.clone(),
             files,
             problems,
         }

@@ -30,4 +30,5 @@ pub use no_links::{
 };
 pub use project::{ProjectPaths, find_project_root};
 pub use shape::PERMISSION_KEYS;
+pub(crate) use shape::{edit_distance, is_near_hooks as reads_as_hooks};
 pub use strict_json::{StrictJsonError, from_str_refusing_duplicates};

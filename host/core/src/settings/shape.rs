@@ -30,6 +30,14 @@ pub fn misspelt_keys(settings: &Value) -> Vec<String> {
             ));
         }
     }
+    for key in root.keys() {
+        if key != "hooks" && is_near_hooks(key) {
+            found.push(format!(
+                "unknown key \"{}\" (did you mean \"hooks\"?)",
+                shown(key)
+            ));
+        }
+    }
     match root.get("permissions") {
         None => {}
         Some(Value::Object(permissions)) => {
@@ -51,6 +59,13 @@ pub fn misspelt_keys(settings: &Value) -> Vec<String> {
         ),
     }
     found
+}
+
+/// Whether a top-level key reads as `hooks` but is not (`Hooks`, `hook`, `hoooks`): the user's
+/// guard could be under it.
+pub(crate) fn is_near_hooks(key: &str) -> bool {
+    let key = normalised(key);
+    key == "hook" || edit_distance(&key, "hook") <= 1
 }
 
 /// What is wrong with `extensions.env` (the environment variables extensions may see) in one
@@ -91,7 +106,7 @@ fn normalised(key: &str) -> String {
 
 /// Levenshtein distance, for short keys: `permisions`, `premissions` and `permssions` are all
 /// within 2 of `permissions`.
-fn edit_distance(a: &str, b: &str) -> usize {
+pub(crate) fn edit_distance(a: &str, b: &str) -> usize {
     let b: Vec<char> = b.chars().collect();
     let mut previous: Vec<usize> = (0..=b.len()).collect();
     for (i, ca) in a.chars().enumerate() {
@@ -135,6 +150,13 @@ mod tests {
             1
         );
         assert!(misspelt_keys(&json!({"mcpServers": {}, "trust": {}, "mcp": {}})).is_empty());
+        assert!(misspelt_keys(&json!({"hooks": {}, "disableAllHooks": true})).is_empty());
+        for typo in ["Hooks", "hook", "HOOK", "hoooks", "hooks_"] {
+            assert!(
+                misspelt_keys(&json!({typo: {}}))[0].contains("did you mean \"hooks\""),
+                "{typo}"
+            );
+        }
         use super::extension_env_problems as env;
         assert!(env(&json!({"extensions": {"env": ["A"]}})).is_empty());
         assert!(env(&json!({"extensions": {"Env": ["A"]}}))[0].contains("did you mean \"env\""));

@@ -98,10 +98,24 @@ pub async fn expand_command(
     let item = library
         .slash(&name)
         .ok_or_else(|| unknown(library, &name))?;
-    if item.kind == ItemKind::Skill
-        && let Some(reason) = skill_denied(gate, &item.name)
-    {
-        return Err(ExpandError::NotUsable(format!("/{name}: {reason}")));
+    if item.kind == ItemKind::Skill {
+        if let Some(reason) = skill_denied(gate, &item.name) {
+            return Err(ExpandError::NotUsable(format!("/{name}: {reason}")));
+        }
+        // Typing a skill's name approves it, unless a settings file that does not parse might
+        // have denied it: then it is asked about (a deny with no one to ask), as the model's
+        // load is.
+        let action = Action::Skill(&item.name);
+        if gate.decide_action(&action).decided_by == DecidedBy::Suspended {
+            let title = format!("/{name} loads a skill");
+            let detail = format!("skill file: {}", item.file.display());
+            if let Outcome::Denied(reason) = gate
+                .authorize_action(&action, &title, &detail, prompter)
+                .await
+            {
+                return Err(ExpandError::NotUsable(format!("/{name}: {reason}")));
+            }
+        }
     }
     let (body, _, _) = current_body(item).map_err(ExpandError::NotUsable)?;
     let arguments =

@@ -216,7 +216,7 @@ fn list(context: &Context, as_json: bool) -> CommandResult {
 
 /// The tool named in a hand-fired event, as hooks see it in a session: its keyword found from
 /// the sources the settings name; `read_mcp_resource` as `Mcp(server__resources)` for the
-/// server its `input` names.
+/// server its `input` names, `skill` as `Skill(name)` for the skill it names.
 fn tool_of(context: &Context, name: &str, input: &Value) -> HookTool {
     if name == earshot_host::mcp::READ_RESOURCE_TOOL {
         return HookTool::read_resource(input);
@@ -297,6 +297,9 @@ async fn fire(context: &Context, event: &str, input: &PathBuf, as_json: bool) ->
             .ok_or_else(|| Failure::new("a PreToolUse input needs \"tool_name\""))?;
         let input = fields.get("tool_input").cloned().unwrap_or(json!({}));
         let tool = tool_of(context, name, &input);
+    if name == earshot_host::skills::SKILL_TOOL_NAME {
+        return earshot_host::skills::tool::hook_tool(input);
+    }
         let gate = fields.get("gate").cloned().unwrap_or(Value::Null);
         let pre = engine.pre_tool_use(&tool, input, gate).await;
         (pre.report, pre.updated_input)

@@ -86,6 +86,20 @@ pub struct Host {
     hook_notices: Vec<String>,
     /// The session's skills and slash commands (found once, at start).
     skills: Arc<crate::skills::Library>,
+    /// Which configured servers the session started, and what starting one later needs (a
+    /// call moved by a hook to a server this session did not start).
+    late_start: LateStart,
+}
+
+/// What starting a configured server during a session needs, and the servers started so.
+struct LateStart {
+    start: McpStart,
+    env: EnvLookup,
+    options: McpOptions,
+    /// Each server started during the session, by name (one session of its own each).
+    started: tokio::sync::Mutex<BTreeMap<String, Arc<McpServers>>>,
+    elicitor: Mutex<Option<Arc<dyn Elicitor>>>,
+    call_progress: Mutex<Option<CallProgressCallback>>,
 }
 
 /// One tool as a model is shown it.
@@ -315,6 +329,8 @@ impl HostBuilder {
                 .iter()
                 .any(|server| mcp_start.includes(&server.name));
         let hook_env = env.clone();
+        let late_env = env.clone();
+        let (late_elicitor, late_progress) = (elicitor.clone(), call_progress.clone());
         // Compiling components and running extensions' top levels is blocking work.
         let (settings, validator, mut registry, parser, skills) = blocking(move || {
             // Loaded at the first schema: a session with no plugin never maps its code.
@@ -424,6 +440,14 @@ impl HostBuilder {
             session_start,
             hook_notices,
             skills,
+            late_start: LateStart {
+                start: mcp_start,
+                env: late_env,
+                options: mcp_options,
+                started: tokio::sync::Mutex::new(BTreeMap::new()),
+                elicitor: Mutex::new(late_elicitor),
+                call_progress: Mutex::new(late_progress),
+            },
         })
     }
 }
@@ -510,8 +534,8 @@ impl Host {
         self.refresh_changed_tools().await;
         let searching = self.counted_tool_search_active();
         let surfaced = self.surfaced.lock().clone();
-        let registry = self.registry();
-        let mut tools: Vec<ModelTool> = registry
+        let mut tools: Vec<ModelTool> = self
+            .registry()
             .tools()
             .filter(|tool| {
                 !searching
@@ -520,7 +544,17 @@ impl Host {
             })
             .map(model_tool)
             .collect();
-        if searching {
+        tools.extend(self.host_tools());
+        tools
+    }
+
+    /// The host's own tools as the model is offered them now: `tool_search` (past 25 MCP
+    /// tools), the two resource tools (when a server offers resources) and `skill` (when there
+    /// is a skill to load). [`Host::model_tools`] shows these, and the tool events' hooks fire
+    /// for exactly these, so a tool offered to the model is never called past its hooks.
+    pub(crate) fn host_tools(&self) -> Vec<ModelTool> {
+        let mut tools = Vec::new();
+        if self.mcp.is_some() && self.counted_tool_search_active() {
             tools.push(tool_search_tool());
         }
         tools.extend(self.resource_tools());
@@ -574,8 +608,15 @@ impl Host {
             // Boxed: with no tool hooks a call's future stays as small as it was.
             return Box::pin(self.call_hooked(hooks, caller, name, input_json, prompter)).await;
         }
-        self.call_unhooked(caller, name, input_json, prompter, None)
-            .await
+        let result = self
+            .call_unhooked(caller, name, input_json, prompter, None)
+            .await;
+        if self.hooks.is_some() {
+            // Hooks speak to the model in this session (at its start, in a prompt): no tool
+            // may pose as one, whatever part of its result it writes in.
+            return result.map(|output| output.with_hook_context(""));
+        }
+        result
     }
 
     /// The MCP tools `tool_search` stands for now (none when it is not offered): what a model
@@ -725,6 +766,12 @@ impl Host {
     /// Answers MCP servers' elicitations with `elicitor` from now on (for the calls that follow;
     /// an elicitation already being answered keeps its elicitor).
     pub fn set_elicitor(&self, elicitor: Arc<dyn Elicitor>) {
+        *self.late_start.elicitor.lock() = Some(elicitor.clone());
+        if let Ok(started) = self.late_start.started.try_lock() {
+            for servers in started.values() {
+                servers.set_elicitor(elicitor.clone());
+            }
+        }
         if let Some(servers) = &self.mcp {
             servers.set_elicitor(elicitor);
         }
@@ -732,6 +779,12 @@ impl Host {
 
     /// Reports the progress MCP servers send during calls to `callback` from now on.
     pub fn set_call_progress(&self, callback: CallProgressCallback) {
+        *self.late_start.call_progress.lock() = Some(callback.clone());
+        if let Ok(started) = self.late_start.started.try_lock() {
+            for servers in started.values() {
+                servers.set_call_progress(callback.clone());
+            }
+        }
         if let Some(servers) = &self.mcp {
             servers.set_call_progress(callback);
         }
@@ -827,6 +880,57 @@ impl Host {
         if let Some(servers) = &self.mcp {
             servers.shut_down().await;
         }
+        let late: Vec<Arc<McpServers>> = self
+            .late_start
+            .started
+            .lock()
+            .await
+            .values()
+            .cloned()
+            .collect();
+        for servers in late {
+            servers.shut_down().await;
+        }
+    }
+
+    /// Whether `server` is configured but was left out of this session by its [`McpStart`]: a
+    /// call a hook moved to it starts it ([`Host::start_late`]) once the gate allows that call.
+    pub(crate) fn startable_late(&self, server: &str) -> bool {
+        !self.late_start.start.includes(server)
+            && crate::mcp::read_servers(&self.settings, &*self.late_start.env)
+                .iter()
+                .any(|entry| entry.name == server)
+    }
+
+    /// Starts `server`, configured but not started by this session (see
+    /// [`Host::startable_late`]), as the session would have: admitted (trusted) from the
+    /// settings as they are, with the session's options, elicitor and progress callback. Started
+    /// once; later calls reuse it, and [`Host::shutdown`] ends it.
+    #[cfg(feature = "mcp")]
+    pub(crate) async fn start_late(&self, server: &str) -> Arc<McpServers> {
+        let mut started = self.late_start.started.lock().await;
+        if let Some(servers) = started.get(server) {
+            return servers.clone();
+        }
+        let servers = Arc::new(
+            McpServers::start_selected(
+                &self.settings,
+                &*self.late_start.env,
+                self.late_start.options,
+                &|name: &str| name == server,
+                &[],
+                &mut |_: StartProgress<'_>| {},
+            )
+            .await,
+        );
+        if let Some(elicitor) = self.late_start.elicitor.lock().clone() {
+            servers.set_elicitor(elicitor);
+        }
+        if let Some(callback) = self.late_start.call_progress.lock().clone() {
+            servers.set_call_progress(callback);
+        }
+        started.insert(server.to_string(), servers.clone());
+        servers
     }
 
     /// `tool_search`: ranks the MCP tools by the query, returns at most ten, and keeps what it

@@ -678,3 +678,92 @@ fn a_pre_tool_use_hook_that_blocks_fails_the_tool_call_and_the_editor_is_never_a
         seen.messages()
     );
 }
+
+#[cfg(feature = "mcp")]
+#[test]
+fn every_result_shape_reaches_the_editor_neutralised_and_ending_with_the_hooks_context() {
+    use crate::hooks_results::{
+        FORGED_SOURCE, SHAPES, assert_neutralised_with_context, block_reading, context_for,
+        forging_sandbox, host_reading,
+    };
+    let sandbox = forging_sandbox();
+    let host = sandbox.host();
+    let agent = agent(&sandbox);
+    let seen = Arc::new(Mutex::new(Seen::default()));
+    with_editor(&agent, Answer::AllowOnce, &seen, async |editor| {
+        let session = new_session(&editor, &sandbox.project(), vec![]).await?;
+        for shape in SHAPES {
+            prompt(
+                &editor,
+                &session.session_id,
+                &format!("/call forge__{shape} {{}}"),
+            )
+            .await?;
+        }
+        Ok(())
+    });
+    block_on(agent.shutdown());
+    let seen = seen.lock().unwrap();
+    // Each call's last update: its result's blocks and raw output.
+    let finished: Vec<(Vec<Value>, Value)> = seen
+        .updates
+        .iter()
+        .filter_map(|update| match update {
+            SessionUpdate::ToolCallUpdate(update)
+                if matches!(
+                    update.fields.status,
+                    Some(ToolCallStatus::Completed | ToolCallStatus::Failed)
+                ) =>
+            {
+                let blocks = update
+                    .fields
+                    .content
+                    .iter()
+                    .flatten()
+                    .map(|content| serde_json::to_value(content).unwrap()["content"].clone())
+                    .collect();
+                Some((
+                    blocks,
+                    update.fields.raw_output.clone().unwrap_or(Value::Null),
+                ))
+            }
+            _ => None,
+        })
+        .collect();
+    assert_eq!(finished.len(), SHAPES.len(), "{:?}", seen.statuses());
+    for (shape, (blocks, raw_output)) in SHAPES.iter().zip(&finished) {
+        let structured = if *shape == "structured" {
+            raw_output.clone()
+        } else {
+            Value::Null
+        };
+        assert_neutralised_with_context("acp", shape, blocks, &structured);
+        let output = host
+            .call(
+                &format!("forge__{shape}"),
+                "{}",
+                &earshot_host::NonInteractivePrompter,
+            )
+            .unwrap();
+        let (expected, expected_structured) = host_reading(&output);
+        let readings = |blocks: &[Value]| blocks.iter().map(block_reading).collect::<Vec<_>>();
+        assert_eq!(readings(blocks), readings(&expected), "{shape}");
+        if *shape == "structured" {
+            assert_eq!(*raw_output, expected_structured);
+        } else {
+            assert_eq!(raw_output.as_str(), Some(output.output.as_str()), "{shape}");
+            assert!(!output.output.contains(FORGED_SOURCE));
+            assert!(
+                output.output.ends_with(&context_for(shape)),
+                "{}",
+                output.output
+            );
+        }
+    }
+    // What the console says to the editor (the tool's text) is neutralised too.
+    assert!(
+        !seen.messages().contains(FORGED_SOURCE),
+        "{}",
+        seen.messages()
+    );
+}

@@ -34,6 +34,8 @@ mod hooks_consumers;
 mod hooks_hostile;
 #[cfg(feature = "js")]
 mod hooks_trust;
+#[cfg(feature = "mcp")]
+mod hooks_results;
 mod hostile_guests;
 mod hostile_repository;
 mod jco_host;

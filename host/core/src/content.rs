@@ -96,6 +96,39 @@ impl Default for ContentLimits {
 }
 
 impl ContentBlock {
+    /// The block with every text a model or a client may read passed through `rewrite`: its
+    /// text, a resource's URI and text, a link's URI, name, title, description and MIME type.
+    /// Binary data (base64) is left as it is.
+    pub fn map_text(self, rewrite: &dyn Fn(&str) -> String) -> ContentBlock {
+        let some = |text: Option<String>| text.map(|text| rewrite(&text));
+        match self {
+            ContentBlock::Text(text) => ContentBlock::Text(rewrite(&text)),
+            ContentBlock::Image(media) => ContentBlock::Image(Media {
+                mime_type: rewrite(&media.mime_type),
+                ..media
+            }),
+            ContentBlock::Audio(media) => ContentBlock::Audio(Media {
+                mime_type: rewrite(&media.mime_type),
+                ..media
+            }),
+            ContentBlock::ResourceLink(link) => ContentBlock::ResourceLink(ResourceLink {
+                uri: rewrite(&link.uri),
+                name: rewrite(&link.name),
+                title: some(link.title),
+                description: some(link.description),
+                mime_type: some(link.mime_type),
+            }),
+            ContentBlock::Resource(resource) => ContentBlock::Resource(EmbeddedResource {
+                uri: rewrite(&resource.uri),
+                mime_type: some(resource.mime_type),
+                contents: match resource.contents {
+                    ResourceContents::Text(text) => ResourceContents::Text(rewrite(&text)),
+                    blob => blob,
+                },
+            }),
+        }
+    }
+
     /// The block as an MCP content block (`{"type": "image", "data": …, "mimeType": …}`), what
     /// `mcp serve` sends its client and `--json` prints.
     pub fn to_mcp_json(&self) -> Value {
@@ -410,5 +443,33 @@ mod tests {
         );
         assert_eq!(base64_decoded_len("AAA="), Some(2));
         assert_eq!(base64_decoded_len("AA*A"), None);
+    }
+}
+
+/// Every string in `value` (object keys included) passed through `rewrite`, at any depth: the
+/// walk keeps its own stack, so a deeply nested value costs no thread stack.
+pub fn map_strings(value: &mut Value, rewrite: &dyn Fn(&str) -> String) {
+    let mut stack: Vec<&mut Value> = vec![value];
+    while let Some(value) = stack.pop() {
+        match value {
+            Value::String(text) => {
+                let rewritten = rewrite(text);
+                if rewritten != *text {
+                    *text = rewritten;
+                }
+            }
+            Value::Array(items) => stack.extend(items.iter_mut()),
+            Value::Object(object) => {
+                if object.keys().any(|key| rewrite(key) != *key) {
+                    let old = std::mem::take(object);
+                    *object = old
+                        .into_iter()
+                        .map(|(key, value)| (rewrite(&key), value))
+                        .collect();
+                }
+                stack.extend(object.values_mut());
+            }
+            _ => {}
+        }
     }
 }

@@ -7,8 +7,9 @@ use serde_json::{Map, Value, json};
 
 use crate::dispatch::HookNote;
 use crate::gate::{DecidedBy, Prompter, ToolRequest};
-use crate::mcp::{LIST_RESOURCES_TOOL, READ_RESOURCE_TOOL, TOOL_SEARCH_NAME};
+use crate::mcp::READ_RESOURCE_TOOL;
 use crate::runner::{CallError, ToolOutput};
+use crate::skills::SKILL_TOOL_NAME;
 
 use super::{Caller, HookAsk, HookEngine, HookEvent, HookReport, HookTool, HookedCall, Host};
 
@@ -68,29 +69,23 @@ impl Host {
         }
     }
 
-    /// The tool `name` as hooks see it, when it is one the session can call now (not
-    /// `tool_search` or the resource tools when they are not offered, not an MCP tool that is
-    /// neither listed nor surfaced for the model): no hook runs for a call that cannot run.
+    /// The tool `name` as hooks see it, when it is one the session can call now: a host tool
+    /// the model is offered ([`Host::host_tools`], the same list [`Host::model_tools`] shows:
+    /// `tool_search`, the resource tools, `skill`), or a registered tool that is not behind
+    /// `tool_search` for `caller`. No hook runs for a call that cannot run. A host tool whose
+    /// gate decides on what its input names is matched as that: `read_mcp_resource` as
+    /// `Mcp(server__resources)`, `skill` as `Skill(name)`.
     fn hook_tool(&self, caller: Caller, name: &str, input: &Value) -> Option<HookTool> {
-        let host_tool = |keyword: Option<&str>, target: String| HookTool {
-            name: name.to_string(),
-            keyword: keyword.map(str::to_string),
-            target,
-        };
-        let searching = self.mcp.is_some() && self.counted_tool_search_active();
-        if name == TOOL_SEARCH_NAME && searching {
-            return Some(host_tool(None, name.to_string()));
-        }
-        let resources = name == LIST_RESOURCES_TOOL || name == READ_RESOURCE_TOOL;
-        if resources && self.resource_tools().is_empty() {
-            return None;
-        }
-        if name == LIST_RESOURCES_TOOL {
-            return Some(host_tool(None, name.to_string()));
-        }
-        if name == READ_RESOURCE_TOOL {
-            // Matched as what its gate decides on: `Mcp(server__resources)`.
-            return Some(HookTool::read_resource(input));
+        if self.host_tools().iter().any(|tool| tool.name == name) {
+            return Some(match name {
+                READ_RESOURCE_TOOL => HookTool::read_resource(input),
+                SKILL_TOOL_NAME => crate::skills::tool::hook_tool(input),
+                _ => HookTool {
+                    name: name.to_string(),
+                    keyword: None,
+                    target: name.to_string(),
+                },
+            });
         }
         let registry = self.registry();
         let tool = registry.find(name)?;
@@ -146,7 +141,7 @@ impl Host {
                 .call_unhooked(caller, name, input_json, prompter, Some(&nothing))
                 .await;
         };
-        let pre = hooks
+        let mut pre = hooks
             .pre_tool_use(&tool, input.clone(), self.gate_for_hooks(name))
             .await;
         if let Some((hook, reason)) = pre.report.blocked() {
@@ -159,6 +154,39 @@ impl Host {
             Some(rewritten) => (rewritten.clone(), rewritten.to_string()),
             None => (input, input_json.to_string()),
         };
+        // A rewrite that moves the call to another target (`read_mcp_resource` of another
+        // server, `skill` of another skill) is that target's call from here on: its own hooks
+        // run on it, and the gate decides on it (the call below gates the final input, and
+        // starts a server this call needs that the session did not start).
+        let mut tool = tool;
+        if pre.updated_input.is_some()
+            && let Some(moved) = self.hook_tool(caller, name, &final_input)
+            && moved != tool
+        {
+            let again = hooks
+                .pre_tool_use(&moved, final_input.clone(), self.gate_for_hooks(name))
+                .await;
+            if let Some((hook, reason)) = again.report.blocked() {
+                return Err(CallError::Denied(format!(
+                    "{} was blocked by hook \"{hook}\": {reason}",
+                    moved.rule_form()
+                )));
+            }
+            if let Some(changed) = again.updated_input.filter(|again| *again != final_input) {
+                // Only the first chain rewrites; a second change needs a person's yes.
+                let by = again.rewritten_by.last().cloned().unwrap_or_default();
+                tracing::debug!(%changed, "a hook on the moved call would rewrite it again");
+                pre.report.outcomes.push(crate::hooks::HookOutcome::Asked {
+                    hook: by.clone(),
+                    reason: format!(
+                        "hook \"{by}\" would change the input that moved the call to {}",
+                        moved.rule_form()
+                    ),
+                });
+            }
+            pre.report.outcomes.extend(again.report.outcomes);
+            tool = moved;
+        }
         let note = HookNote {
             ask: pre.report.asked().map(|(hook, reason)| HookAsk {
                 hook: hook.to_string(),
@@ -216,12 +244,10 @@ impl Host {
             .chain(post.lines_for_user())
             .collect();
         match result {
-            Ok(mut output) => {
-                // In a session with tool hooks, a tool's own text can never pose as a hook's.
-                output.output = crate::hooks::without_labels(&output.output);
-                if !context.is_empty() {
-                    output.output = format!("{}\n{context}", output.output);
-                }
+            Ok(output) => {
+                // In a session with hooks, nothing a tool wrote can pose as a hook's label, in
+                // any part of its result, and the context ends every reading of it.
+                let mut output = output.with_hook_context(&context);
                 if !lines.is_empty() {
                     let mut notice = output.notice.take().into_iter().collect::<Vec<_>>();
                     notice.extend(lines);

@@ -1,9 +1,11 @@
 //! The session's MCP resources: listing and reading them (for an agent's `@` mentions and the
 //! CLI), and the two host tools a model gets when a server offers any.
 
+use std::sync::Arc;
+
 use serde_json::Value;
 
-use super::{Host, ModelTool};
+use super::{Host, McpServers, ModelTool};
 use crate::gate::{Effect, NonInteractivePrompter, Outcome, Prompter, ToolRequest};
 use crate::mcp::{
     LIST_RESOURCES_TOOL, McpResource, McpResourceContents, READ_RESOURCE_TOOL, RESOURCES_RULE_TOOL,
@@ -65,19 +67,21 @@ impl Host {
         prompter: &dyn Prompter,
         raised: bool,
     ) -> Result<McpResourceContents, CallError> {
-        let (Some(servers), Some(parser)) = (&self.mcp, &self.parser) else {
-            return Err(CallError::UnknownTool(format!(
-                "{server}__{RESOURCES_RULE_TOOL}"
-            )));
+        let unknown = || CallError::UnknownTool(format!("{server}__{RESOURCES_RULE_TOOL}"));
+        let (Some(running), Some(parser)) = (&self.mcp, &self.parser) else {
+            return Err(unknown());
         };
-        if !servers
-            .servers_with_resources()
-            .iter()
-            .any(|name| name == server)
-        {
-            return Err(CallError::UnknownTool(format!(
-                "{server}__{RESOURCES_RULE_TOOL}"
-            )));
+        let offers = |servers: &McpServers| {
+            servers
+                .servers_with_resources()
+                .iter()
+                .any(|name| name == server)
+        };
+        // A configured server this session did not start (a hook moved the read to it): the
+        // gate decides on it first, and only an allowed read starts it.
+        let late = !offers(running) && self.startable_late(server);
+        if !offers(running) && !late {
+            return Err(unknown());
         }
         let id = resources_id(server)?;
         let title = format!("read resource {uri}");
@@ -95,8 +99,58 @@ impl Host {
         if let Outcome::Denied(reason) = decided {
             return Err(CallError::Denied(reason));
         }
+        let servers = if late {
+            self.started_for_resources(server).await?
+        } else {
+            running.clone()
+        };
         let outcome = servers.read_resource(server, uri).await?;
         contents_of(server, uri, &outcome.result, parser)
+    }
+
+    /// `server`, started now (see [`Host::start_late`]), when it connected and offers
+    /// resources; why not otherwise (not connected: the reason, as a call of one of its tools
+    /// would say; connected without resources: no such tool).
+    #[cfg(feature = "mcp")]
+    async fn started_for_resources(&self, server: &str) -> Result<Arc<McpServers>, CallError> {
+        let servers = self.start_late(server).await;
+        if servers
+            .servers_with_resources()
+            .iter()
+            .any(|name| name == server)
+        {
+            return Ok(servers);
+        }
+        let down = servers
+            .statuses()
+            .into_iter()
+            .find_map(|status| match status.state {
+                crate::mcp::ServerState::Connected { .. } => None,
+                crate::mcp::ServerState::NeedsLogin(reason)
+                | crate::mcp::ServerState::AwaitingTrust(reason)
+                | crate::mcp::ServerState::Failed(reason)
+                | crate::mcp::ServerState::Died(reason) => Some(reason),
+                _ => None,
+            });
+        Err(match down {
+            Some(reason) => CallError::failed(
+                format!(
+                    "server \"{server}\" is not connected, so its resources cannot be read: {reason}"
+                ),
+                crate::FailureCause::ServerUnavailable {
+                    server: server.to_string(),
+                },
+            ),
+            None => CallError::UnknownTool(format!("{server}__{RESOURCES_RULE_TOOL}")),
+        })
+    }
+
+    /// Without the MCP client no server runs, so there is nothing to start.
+    #[cfg(not(feature = "mcp"))]
+    async fn started_for_resources(&self, server: &str) -> Result<Arc<McpServers>, CallError> {
+        Err(CallError::UnknownTool(format!(
+            "{server}__{RESOURCES_RULE_TOOL}"
+        )))
     }
 
     /// The two resource tools, when a running server offers resources.

@@ -26,6 +26,24 @@ pub struct SkillRequest {
     pub file: Option<String>,
 }
 
+/// The `skill` tool with `input` as hooks match it: as what its gate decides on, `Skill(name)`
+/// for the skill its input names (so `skill`, `Skill`, `Skill(deploy)` and `*` all match), or
+/// its bare name when the input names none.
+pub fn hook_tool(input: &Value) -> crate::hooks::HookTool {
+    match input.get("name").and_then(Value::as_str) {
+        Some(name) => crate::hooks::HookTool {
+            name: SKILL_TOOL_NAME.to_string(),
+            keyword: Some("Skill".to_string()),
+            target: name.to_string(),
+        },
+        None => crate::hooks::HookTool {
+            name: SKILL_TOOL_NAME.to_string(),
+            keyword: None,
+            target: SKILL_TOOL_NAME.to_string(),
+        },
+    }
+}
+
 /// The tool's description: the catalogue, so the model knows what each skill is for.
 pub fn tool_description(catalogue: &Catalogue) -> String {
     format!(

@@ -85,6 +85,7 @@ mod slash_commands;
 mod settings_guards;
 mod tools_call_cli;
 mod trust;
+mod trust_snapshot;
 #[cfg(feature = "js")]
 mod web_crypto;
 #[cfg(feature = "js")]

@@ -21,7 +21,7 @@ use crate::status::{
     UNRESPONSIVE_PING_TIMEOUT, transport_name,
 };
 
-use super::admission::{effective_entry, start_dir};
+use super::admission::{effective_launch, start_dir};
 use super::client_handler::EarshotClient;
 use super::config::{ServerDefinition, ServerEntry, SessionServer, Transport, read_servers};
 use super::connection::{CallFailure, ConnectError, Connected, Connection, connect};
@@ -42,6 +42,9 @@ enum Live {
 
 struct Slot {
     entry: ServerEntry,
+    /// The definition it starts with, from its last admission: a trusted project server's runs
+    /// from the snapshot of what that admission hashed (see `admission::effective_launch`).
+    launch: Mutex<Option<ServerDefinition>>,
     /// Where a stdio server starts (see `admission::start_dir`).
     cwd: PathBuf,
     /// The project, offered to the server as its one MCP root.
@@ -77,6 +80,14 @@ impl Slot {
 
     fn definition(&self) -> Option<&ServerDefinition> {
         self.entry.definition.as_ref().ok()
+    }
+
+    /// The definition it starts with (see `launch`), else as written.
+    fn launch_definition(&self) -> Option<ServerDefinition> {
+        self.launch
+            .lock()
+            .clone()
+            .or_else(|| self.definition().cloned())
     }
 
     /// `reason` (why the server did not start) with what to do when earshot can tell: an
@@ -234,37 +245,39 @@ struct Readmission {
 
 impl Readmission {
     /// Why `started` (the entry a server was started from) may not start again now, from the
-    /// settings files as they are on disk, with whether that is a trust refusal; `None` when it
-    /// may.
-    fn refusal(&self, started: &ServerEntry) -> Option<(String, bool)> {
+    /// settings files as they are on disk, with whether that is a trust refusal; when it may,
+    /// the definition it starts with (see `admission::effective_launch`).
+    fn refusal(&self, started: &ServerEntry) -> Result<ServerDefinition, (String, bool)> {
         let settings = Settings::load(self.user_config_dir.as_deref(), self.project.clone());
         let lookup = |variable: &str| self.variables.get(variable).cloned().flatten();
         let found = read_servers(&settings, &lookup)
             .into_iter()
             .find(|entry| entry.name == started.name);
-        Some(match found.map(|entry| effective_entry(&settings, entry)) {
-            None => (
-                "it is no longer configured in any settings file".to_string(),
-                false,
-            ),
-            // A definition that no longer expands is a failure, anything else a trust refusal.
-            Some((entry, Err(why))) => (why, entry.definition.is_ok()),
-            Some((entry, Ok(()))) => {
-                let same = entry.layer == started.layer
-                    && match (&entry.definition, &started.definition) {
-                        (Ok(now), Ok(then)) => now.canonical_json() == then.canonical_json(),
-                        _ => false,
-                    };
-                if same {
-                    return None;
-                }
-                (
-                    "its definition changed during this session; start a new session to use it"
-                        .to_string(),
+        Err(
+            match found.map(|entry| effective_launch(&settings, entry)) {
+                None => (
+                    "it is no longer configured in any settings file".to_string(),
                     false,
-                )
-            }
-        })
+                ),
+                // A definition that no longer expands is a failure, anything else a trust refusal.
+                Some((entry, Err(why))) => (why, entry.definition.is_ok()),
+                Some((entry, Ok(launch))) => {
+                    let same = entry.layer == started.layer
+                        && match (&entry.definition, &started.definition) {
+                            (Ok(now), Ok(then)) => now.canonical_json() == then.canonical_json(),
+                            _ => false,
+                        };
+                    if same {
+                        return Ok(launch);
+                    }
+                    (
+                        "its definition changed during this session; start a new session to use it"
+                            .to_string(),
+                        false,
+                    )
+                }
+            },
+        )
     }
 }
 
@@ -327,8 +340,12 @@ impl McpServers {
         let slots: Vec<Slot> = entries
             .into_iter()
             .filter(|entry| selected(&entry.name))
-            .map(|entry| effective_entry(settings, entry))
+            .map(|entry| effective_launch(settings, entry))
             .map(|(entry, admitted)| {
+                let (admitted, launch) = match admitted {
+                    Ok(launch) => (Ok(()), Some(launch)),
+                    Err(why) => (Err(why), None),
+                };
                 let state = admit(&entry, admitted);
                 let oauth = entry.definition.as_ref().ok().and_then(|definition| {
                     OAuthTarget::of(settings, &entry.name, entry.layer, &definition.transport)
@@ -345,6 +362,7 @@ impl McpServers {
                         .as_ref()
                         .map(|project| project.root.clone()),
                     entry,
+                    launch: Mutex::new(launch),
                     live: Mutex::new(Live::Down(state)),
                     died_at: Mutex::new(None),
                     restarted: Mutex::new(false),
@@ -382,7 +400,7 @@ impl McpServers {
             let mut set = tokio::task::JoinSet::new();
             for index in starting {
                 let slot = &self.slots[index];
-                let definition = slot.definition().expect("admitted").clone();
+                let definition = slot.launch_definition().expect("admitted");
                 let cwd = slot.cwd.clone();
                 let handler = self.handler_for(slot);
                 let timeout = slot.startup_timeout(&self.options);
@@ -1062,9 +1080,8 @@ impl McpServers {
         let name = &slot.entry.name;
         self.readmit(slot).await?;
         let definition = slot
-            .definition()
-            .ok_or_else(|| format!("server \"{name}\" cannot start"))?
-            .clone();
+            .launch_definition()
+            .ok_or_else(|| format!("server \"{name}\" cannot start"))?;
         let result = connect(
             &definition,
             &slot.cwd,
@@ -1125,9 +1142,13 @@ impl McpServers {
         let started = slot.entry.clone();
         let refusal = tokio::task::spawn_blocking(move || readmission.refusal(&started))
             .await
-            .unwrap_or_else(|_| Some(("its admission check panicked".to_string(), false)));
-        let Some((why, trust)) = refusal else {
-            return Ok(());
+            .unwrap_or_else(|_| Err(("its admission check panicked".to_string(), false)));
+        let (why, trust) = match refusal {
+            Ok(launch) => {
+                *slot.launch.lock() = Some(launch);
+                return Ok(());
+            }
+            Err(refusal) => refusal,
         };
         let line = format!("server \"{name}\" is not started: {why}");
         let state = if trust {
@@ -1174,7 +1195,6 @@ impl McpServers {
             .map(|at| at.elapsed())
             .unwrap_or_default();
         let wait = self.options.restart_backoff.saturating_sub(since);
-        let definition = slot.definition().expect("it was connected once").clone();
         let timeout = slot.startup_timeout(&self.options);
         let cwd = slot.cwd.clone();
         let handler = self.handler_for(slot);
@@ -1187,6 +1207,7 @@ impl McpServers {
                 },
             )
         })?;
+        let definition = slot.launch_definition().expect("it was connected once");
         let result = connect(&definition, &cwd, handler, timeout, slot.oauth.as_ref()).await;
         match result {
             Ok(connected) => {

@@ -179,9 +179,22 @@ fn unhashed_reach(words: &[String], root: &Path) -> Option<String> {
 
 /// Whether `definition` may run now, and if not the one line saying why and what to run.
 pub fn hook_admission(settings: &Settings, definition: &HookDefinition) -> Result<(), String> {
+    admitted_hook_digest(settings, definition).map(|_| ())
+}
+
+/// [`hook_admission`], with the digest it judged trusted (for a project or local hook: what
+/// its snapshot copies; none for the user's own hooks).
+///
+/// # Errors
+/// Why it may not run, as [`hook_admission`].
+pub fn admitted_hook_digest(
+    settings: &Settings,
+    definition: &HookDefinition,
+) -> Result<Option<ServerDigest>, String> {
     if definition.layer == Layer::User {
-        return Ok(());
+        return Ok(None);
     }
+    let mut judged = None;
     // The trust record as it is now, not as the session found it: `hooks untrust` (or a
     // record removed by hand) takes effect at the next run, as an edit of the script does.
     let current = settings.with_local_file_reread();
@@ -194,19 +207,21 @@ pub fn hook_admission(settings: &Settings, definition: &HookDefinition) -> Resul
             Some(key) => {
                 let digest = hook_digest(settings, definition, &key)
                     .map_err(|error| format!("cannot be trusted: {error}"))?;
-                TrustJudge::new(settings).judge_parts(
+                let state = TrustJudge::new(settings).judge_parts(
                     TrustKind::Hook,
                     &definition.name,
                     &digest.value,
                     Some(&digest.manifest),
-                )
+                );
+                judged = Some(digest);
+                state
             }
             None => TrustState::NotTrusted,
         },
         other => other,
     };
     match state {
-        TrustState::Trusted => Ok(()),
+        TrustState::Trusted => Ok(judged),
         TrustState::NotTrusted if definition.layer == Layer::Local => Err(format!(
             "not trusted: a hook in .earshot/settings.local.json runs only when earshot signed it (a download or submodule can ship that file); review it, then run `earshot hooks trust {}`",
             definition.name

@@ -387,33 +387,33 @@ impl HookEngine {
 
     /// Runs one hook on `input` (a held one does not run: it fails).
     async fn run_one(&self, hook: &HookDefinition, input: &Value) -> Answer {
+        let mut trusted = None;
         if hook.layer != Layer::User {
             // Admitted again as it is now: a script edited during the session (by a tool the
-            // model called, a pull) lapses its trust at once, not at the next start.
+            // model called, a pull) lapses its trust at once, not at the next start. It runs
+            // from the snapshot of what this check hashed, never from the path.
             let settings = self.settings.clone();
             let definition = hook.clone();
-            let admitted =
-                tokio::task::spawn_blocking(move || hook_admission(&settings, &definition))
-                    .await
-                    .unwrap_or_else(|_| Err("its admission check failed".into()));
-            if let Err(why) = admitted {
-                return Answer {
-                    failure: Some(format!(
-                        "hook \"{}\" ({}, {}) no longer runs: {why}",
-                        hook.name,
-                        hook.layer.as_str(),
-                        hook.event
-                    )),
-                    ..Answer::default()
-                };
+            let admitted = tokio::task::spawn_blocking(move || {
+                super::process::trusted_run(&settings, &definition)
+            })
+            .await
+            .unwrap_or_else(|_| Err("its admission check failed".into()));
+            match admitted {
+                Ok(run) => trusted = Some(run),
+                Err(why) => {
+                    return Answer {
+                        failure: Some(format!(
+                            "hook \"{}\" ({}, {}) no longer runs: {why}",
+                            hook.name,
+                            hook.layer.as_str(),
+                            hook.event
+                        )),
+                        ..Answer::default()
+                    };
+                }
             }
         }
-        if self.is_held(hook) {
-            return Answer {
-                failure: Some(format!(
-                    "hook \"{}\" (user, {}) is held back: your hooks changed outside earshot and hooks.requireReview is on; review them, then run `earshot hooks review`",
-                    hook.name, hook.event
-                )),
         if hook.layer == Layer::User
             && let Some(problem) = self.unreadable.get(&hook.name)
         {
@@ -425,6 +425,12 @@ impl HookEngine {
                 ..Answer::default()
             };
         }
+        if self.is_held(hook) {
+            return Answer {
+                failure: Some(format!(
+                    "hook \"{}\" (user, {}) is held back: your hooks changed outside earshot and hooks.requireReview is on; review them, then run `earshot hooks review`",
+                    hook.name, hook.event
+                )),
                 ..Answer::default()
             };
         }
@@ -433,7 +439,7 @@ impl HookEngine {
         let bytes = serde_json::to_vec(&crate::redact::redact_json(input)).unwrap_or_default();
         let finished = match hook.kind {
             HookKind::Http { .. } => super::http::run_http(hook, bytes, &*self.env).await,
-            _ => run_command(hook, bytes, &self.context).await,
+            _ => run_command(hook, bytes, &self.context, trusted.as_ref()).await,
         };
         read_answer(hook, &finished)
     }

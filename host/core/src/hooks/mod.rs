@@ -33,7 +33,7 @@ pub mod process;
 pub use admission::{
     HookTrustError, current_hook_digest, review_user_hooks, trust_hook, untrust_hook,
 };
-pub use admission::{hook_admission, user_hooks_held};
+pub use admission::{admitted_hook_digest, hook_admission, user_hooks_held};
 pub use config::{HeldHook, HookDefinition, HookEvent, HookKind, HookSet, OnError};
 pub use engine::{EnvLookup, HookEngine, MAX_STOP_BLOCKS, PreToolUse};
 pub use engine::{HookAsk, HookedCall};

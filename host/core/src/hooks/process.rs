@@ -4,6 +4,11 @@
 //! get plus the hook's own variables, the event's JSON on stdin, stdout and stderr read up to
 //! 1 MiB each, and the whole group killed at its timeout or when the leader exits (a child it
 //! forked does not outlive it).
+//!
+//! A trusted project or local hook runs from the snapshot of what its per-run trust check hashed
+//! (see `trust::snapshot`): the words that named project files name their read-only copies, the
+//! working directory and `EARSHOT_PROJECT_DIR` stay the project, and Python runs with the safe
+//! path (`PYTHONSAFEPATH=1`) and the snapshot folders on `PYTHONPATH`.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -14,7 +19,10 @@ use std::time::Duration;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
 
 use crate::mcp::minimal_environment;
+use crate::settings::Settings;
+use crate::trust::{Snapshot, SnapshotError, exec_launch, shell_launch, snapshots_dir};
 
+use super::admission::admitted_hook_digest;
 use super::config::{HookDefinition, HookKind};
 
 /// The most bytes read from a hook's stdout (past it the hook is killed: its answer is unusable)
@@ -109,31 +117,107 @@ pub fn expand_project_dir(word: &str, project: Option<&Path>) -> String {
     expanded
 }
 
-/// Runs `definition` (a command or shell hook) with `input` on its stdin.
+/// What a trusted project or local hook runs from: the snapshot of the project files its trust
+/// check hashed (none when it names none).
+#[derive(Debug, Clone)]
+pub struct TrustedRun {
+    snapshot: Option<Snapshot>,
+}
+
+impl TrustedRun {
+    /// The snapshot it runs from, when its digest covers project files.
+    pub fn snapshot(&self) -> Option<&Snapshot> {
+        self.snapshot.as_ref()
+    }
+}
+
+/// Admits the project or local hook `definition` as it is now (as
+/// [`super::hook_admission`]) and makes the snapshot of what that check hashed, which it then
+/// runs from.
+///
+/// # Errors
+/// Why it may not run: not trusted, changed since trusted, or changed after this check (its
+/// snapshot's copy found other bytes), as one line saying what to do.
+pub fn trusted_run(settings: &Settings, definition: &HookDefinition) -> Result<TrustedRun, String> {
+    let digest = admitted_hook_digest(settings, definition)?;
+    let (Some(digest), Some(project), Some(config)) =
+        (digest, &settings.project, &settings.user_config_dir)
+    else {
+        return Ok(TrustedRun { snapshot: None });
+    };
+    let root = project
+        .root
+        .canonicalize()
+        .unwrap_or_else(|_| project.root.clone());
+    let snapshot = Snapshot::take(
+        &snapshots_dir(config),
+        &digest.value,
+        &root,
+        &digest.manifest,
+    )
+    .map_err(|error| match error {
+        SnapshotError::Lapsed { .. } => format!(
+            "{error}; review it, then run `earshot hooks trust {}`",
+            definition.name
+        ),
+        other => other.to_string(),
+    })?;
+    Ok(TrustedRun { snapshot })
+}
+
+/// Runs `definition` (a command or shell hook) with `input` on its stdin; a trusted project or
+/// local hook from `trusted` (see [`trusted_run`]).
 pub async fn run_command(
     definition: &HookDefinition,
     input: Vec<u8>,
     context: &RunContext,
+    trusted: Option<&TrustedRun>,
 ) -> Finished {
     let project = context.project_dir.as_deref();
+    let start_dir = context.start_dir(definition);
+    let mut variables = context.hook_variables(definition);
     let (program, args): (String, Vec<String>) = match &definition.kind {
-        HookKind::Exec { command, args } => (
-            expand_project_dir(command, project),
-            args.iter()
+        HookKind::Exec { command, args } => {
+            let program = expand_project_dir(command, project);
+            let args: Vec<String> = args
+                .iter()
                 .map(|arg| expand_project_dir(arg, project))
-                .collect(),
-        ),
+                .collect();
+            match (trusted, project) {
+                (Some(trusted), Some(project)) => {
+                    let launch = exec_launch(
+                        trusted.snapshot(),
+                        project,
+                        &start_dir,
+                        &program,
+                        &args,
+                        &BTreeMap::new(),
+                    );
+                    variables.extend(launch.env);
+                    (launch.program, launch.args)
+                }
+                _ => (program, args),
+            }
+        }
         HookKind::Shell { script, shell } => {
             let program = if shell == "bash" { "bash" } else { "/bin/sh" };
-            (program.into(), vec!["-c".into(), script.clone()])
+            let script = match (trusted, project) {
+                (Some(trusted), Some(project)) => {
+                    let (script, env) = shell_launch(trusted.snapshot(), project, script);
+                    variables.extend(env);
+                    script
+                }
+                _ => script.clone(),
+            };
+            (program.into(), vec!["-c".into(), script])
         }
         HookKind::Http { .. } => unreachable!("an http hook is not run as a process"),
     };
     run_process(Spawn {
         program: &program,
         args: &args,
-        dir: &context.start_dir(definition),
-        env: minimal_environment(std::env::vars_os(), &context.hook_variables(definition)),
+        dir: &start_dir,
+        env: minimal_environment(std::env::vars_os(), &variables),
         input,
         timeout: definition.timeout,
         output_cap: OUTPUT_CAP,
@@ -186,7 +270,10 @@ pub async fn run_process(spawn: Spawn<'_>) -> Finished {
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
         .kill_on_drop(true);
-    #[cfg(unix)]
+    // Under a reaper that ends what the hook leaves behind, a new session's processes too.
+    #[cfg(target_os = "linux")]
+    super::reaper::run_under_reaper(&mut command, has_controlling_terminal());
+    #[cfg(all(unix, not(target_os = "linux")))]
     if has_controlling_terminal() {
         // SAFETY: setsid is async-signal-safe; it only detaches the child from earshot's
         // session (no controlling terminal) and makes it the leader of a new process group.
@@ -309,6 +396,8 @@ impl Group {
             unsafe {
                 libc::killpg(pgid, libc::SIGKILL);
             }
+            #[cfg(target_os = "linux")]
+            super::reaper::resume(pgid);
         }
     }
 }

@@ -4,15 +4,23 @@
 //! user (`.earshot/settings.local.json` by hand, a download, a submodule) starts only with a
 //! trust record. The user's own servers start outside the project, so `npx`, `python3 -m` or
 //! `node server.js` cannot pick up the repository's files through a server the user defined.
+//!
+//! A trusted project or local stdio server starts from the snapshot of what its admission hashed
+//! ([`effective_launch`], see `trust::snapshot`): its words that named project files name their
+//! read-only copies, its working directory stays where it was, `EARSHOT_PROJECT_DIR` names the
+//! project, and Python runs with the safe path and the snapshot folders on `PYTHONPATH`.
 
 use std::path::PathBuf;
 
 use crate::names::SourceKind;
 use crate::settings::{Layer, Settings};
 use crate::sources::{Scope, admission};
-use crate::trust::{TrustKey, TrustState, user_key, written_by_earshot};
+use crate::trust::{
+    Snapshot, SnapshotError, TrustKey, TrustState, exec_launch, snapshots_dir, user_key,
+    written_by_earshot,
+};
 
-use super::config::{ServerDefinition, ServerEntry};
+use super::config::{ServerDefinition, ServerEntry, Transport};
 use super::digest::{DigestError, ServerDigest, server_digest};
 
 /// The directory a stdio server starts in (before its own `cwd`, which is relative to it): the
@@ -43,10 +51,18 @@ pub fn user_start_dir(settings: &Settings) -> PathBuf {
 /// user's own file (`settings.json` in the config dir) starts without trust; the project's
 /// checked-in and local files need a valid record for the digest of what is there now.
 pub fn server_admission(settings: &Settings, entry: &ServerEntry) -> Result<(), String> {
+    admitted_digest(settings, entry).map(|_| ())
+}
+
+/// [`server_admission`], with the digest it judged trusted (none for the user's own servers).
+fn admitted_digest(
+    settings: &Settings,
+    entry: &ServerEntry,
+) -> Result<Option<ServerDigest>, String> {
     let definition = entry.definition.as_ref().map_err(Clone::clone)?;
     let scope = Scope::of_layer(entry.layer);
     if !scope.needs_trust() {
-        return Ok(());
+        return Ok(None);
     }
     let digest = match user_key(settings) {
         Some(key) => Some(
@@ -64,7 +80,7 @@ pub fn server_admission(settings: &Settings, entry: &ServerEntry) -> Result<(), 
         digest.as_ref().map(|digest| &digest.manifest),
     );
     match state {
-        TrustState::Trusted => Ok(()),
+        TrustState::Trusted => Ok(digest),
         TrustState::NotTrusted if entry.layer == Layer::Local => Err(format!(
             "not written by you: a server in .earshot/settings.local.json starts only when earshot wrote it (`earshot mcp add -s local`), since a download or submodule can ship that file; review it, then run `earshot mcp trust {}`",
             entry.name
@@ -83,13 +99,102 @@ pub fn effective_entry(
     settings: &Settings,
     entry: ServerEntry,
 ) -> (ServerEntry, Result<(), String>) {
+    let (entry, admitted) = effective(settings, entry);
+    (entry, admitted.map(|_| ()))
+}
+
+/// The entry that starts under `entry`'s name and whether it may start, as [`effective_entry`],
+/// and when it may, the definition it starts with: a trusted project or local stdio server's
+/// rewritten to run from the snapshot of what its admission hashed (see the module doc), made
+/// now; any other as written.
+pub fn effective_launch(
+    settings: &Settings,
+    entry: ServerEntry,
+) -> (ServerEntry, Result<ServerDefinition, String>) {
+    let (entry, admitted) = effective(settings, entry);
+    let launch = admitted.and_then(|digest| {
+        let definition = entry.definition.as_ref().map_err(Clone::clone)?;
+        match digest {
+            Some(digest) => launch_definition(settings, &entry, definition, &digest),
+            None => Ok(definition.clone()),
+        }
+    });
+    (entry, launch)
+}
+
+/// `definition` (a trusted server's, admitted with `digest`) as it starts: from the snapshot
+/// of what `digest` covers, with `EARSHOT_PROJECT_DIR`.
+fn launch_definition(
+    settings: &Settings,
+    entry: &ServerEntry,
+    definition: &ServerDefinition,
+    digest: &ServerDigest,
+) -> Result<ServerDefinition, String> {
+    let (
+        Transport::Stdio {
+            command,
+            args,
+            cwd,
+            env,
+        },
+        Some(project),
+        Some(config),
+    ) = (
+        &definition.transport,
+        &settings.project,
+        &settings.user_config_dir,
+    )
+    else {
+        return Ok(definition.clone());
+    };
+    let root = project
+        .root
+        .canonicalize()
+        .unwrap_or_else(|_| project.root.clone());
+    let snapshot = Snapshot::take(
+        &snapshots_dir(config),
+        &digest.value,
+        &root,
+        &digest.manifest,
+    )
+    .map_err(|error| match error {
+        SnapshotError::Lapsed { .. } => format!(
+            "{error}; review it, then run `earshot mcp trust {}`",
+            entry.name
+        ),
+        other => other.to_string(),
+    })?;
+    let start = start_dir(settings, entry);
+    let dir = cwd.as_deref().map(|own| start.join(own)).unwrap_or(start);
+    let launch = exec_launch(snapshot.as_ref(), &project.root, &dir, command, args, env);
+    let mut env = launch.env;
+    env.insert(
+        "EARSHOT_PROJECT_DIR".into(),
+        project.root.display().to_string(),
+    );
+    Ok(ServerDefinition {
+        transport: Transport::Stdio {
+            command: launch.program,
+            args: launch.args,
+            cwd: cwd.clone(),
+            env,
+        },
+        ..definition.clone()
+    })
+}
+
+/// [`effective_entry`], with the digest the used entry was admitted with.
+fn effective(
+    settings: &Settings,
+    entry: ServerEntry,
+) -> (ServerEntry, Result<Option<ServerDigest>, String>) {
     let Some(user) = &entry.replaces_user_entry else {
-        let admitted = server_admission(settings, &entry);
+        let admitted = admitted_digest(settings, &entry);
         return (entry, admitted);
     };
     let why = match written_state(settings, &entry) {
-        Ok(true) => return (entry, Ok(())),
-        Ok(false) => format!(
+        Ok(Some(digest)) => return (entry, Ok(Some(digest))),
+        Ok(None) => format!(
             "it has the name of your own server and earshot did not write it as it is now (a download or submodule can ship that file, and `mcp trust` cannot give it your server's name); to replace your server in this project, run `earshot mcp add -s local {} -- COMMAND...`",
             entry.name
         ),
@@ -99,25 +204,20 @@ pub fn effective_entry(
     user.refused.push(format!(
         "the definition in .earshot/settings.local.json is not used: {why}"
     ));
-    let admitted = server_admission(settings, &user);
+    let admitted = admitted_digest(settings, &user);
     (user, admitted)
 }
 
 /// Whether earshot wrote `entry` (a local-file entry) for the user as it is now: a record that
-/// `earshot mcp add -s local` signed for its current digest.
-fn written_state(settings: &Settings, entry: &ServerEntry) -> Result<bool, String> {
+/// `earshot mcp add -s local` signed for its current digest (returned when it did).
+fn written_state(settings: &Settings, entry: &ServerEntry) -> Result<Option<ServerDigest>, String> {
     let definition = entry.definition.as_ref().map_err(Clone::clone)?;
     let Some(key) = user_key(settings) else {
-        return Ok(false);
+        return Ok(None);
     };
     let digest = entry_digest(settings, entry, definition, &key)
         .map_err(|error| format!("cannot be trusted: {error}"))?;
-    Ok(written_by_earshot(
-        settings,
-        SourceKind::Mcp,
-        &entry.name,
-        &digest.value,
-    ))
+    Ok(written_by_earshot(settings, SourceKind::Mcp, &entry.name, &digest.value).then_some(digest))
 }
 
 /// The digest `earshot mcp trust` records for `entry`, creating the user's key on first use.

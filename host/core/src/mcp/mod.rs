@@ -37,7 +37,8 @@ pub mod stderr_tail;
 mod terminal_elicitor;
 
 pub use admission::{
-    digest_for_trust, digest_for_written, effective_entry, server_admission, start_dir,
+    digest_for_trust, digest_for_written, effective_entry, effective_launch, server_admission,
+    start_dir,
     user_start_dir,
 };
 pub use child_env::{INHERITED_VARIABLES, is_inherited, minimal_environment};

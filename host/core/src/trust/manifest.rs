@@ -41,6 +41,13 @@ impl Manifest {
         self.parts.is_empty()
     }
 
+    /// Each part with its digest, in path order.
+    pub fn parts(&self) -> impl Iterator<Item = (&str, &str)> {
+        self.parts
+            .iter()
+            .map(|(part, digest)| (part.as_str(), digest.as_str()))
+    }
+
     /// The parts of `self` (now) that differ from `then` (when trusted), as one would say them:
     /// `` `lib/util.ts` ``, `` new `lib/x.ts` ``, `` without `old.ts` `` (no longer part of it: gone,
     /// or no longer imported), `its definition`; in

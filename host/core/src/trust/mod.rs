@@ -16,6 +16,7 @@ mod grants;
 mod key;
 mod manifest;
 mod record;
+mod snapshot;
 mod written;
 
 pub use grants::{RuleFile, allow_rule_signed, write_rule};
@@ -24,6 +25,9 @@ pub use manifest::{DEFINITION_PART, Manifest};
 pub use record::{
     RecordError, TrustJudge, TrustKind, TrustState, record_trust, record_trust_parts, remove_trust,
     trust_state,
+};
+pub use snapshot::{
+    Launch, SNAPSHOTS_DIR, Snapshot, SnapshotError, exec_launch, shell_launch, snapshots_dir,
 };
 pub use written::{record_written, written_by_earshot};
 

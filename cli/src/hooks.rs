@@ -10,9 +10,10 @@ use serde_json::{Map, Value, json};
 
 use earshot_host::hooks::{
     HookDefinition, HookEngine, HookEvent, HookOutcome, HookReport, HookSet, HookTool,
-    hook_admission, last_results, result_key, review_user_hooks, trust_hook, untrust_hook,
-    user_hooks_held,
+    current_hook_digest, hook_admission, last_results, result_key, review_user_hooks, trust_hook,
+    untrust_hook, user_hooks_held,
 };
+use earshot_host::mcp::ServerDigest;
 use earshot_host::settings::Layer;
 
 use super::{CommandResult, Context, Failure, exit, output};
@@ -27,15 +28,21 @@ pub(crate) enum HooksCommand {
         json: bool,
     },
     /// Trust a hook of the project's files (by its name) as it is now, with the project files
-    /// it names; a change to either lapses the trust.
+    /// it names; a change to either lapses the trust. Prints what it bound.
     Trust {
         /// The hooks' names.
         #[arg(required = true)]
         names: Vec<String>,
-        /// Trust it even though what it names is too big to hash in full.
+        /// Trust it even though its digest is partial (a shell word earshot cannot resolve,
+        /// installed packages, a path out of the project, past the budget): what it does not
+        /// cover can change without lapsing the trust.
         #[arg(long)]
         partial: bool,
     },
+        /// Alone (after the name): print the digest and what it binds, and trust nothing. With
+        /// a value: trust it only if its digest is still this one; with one name only.
+        #[arg(long, value_name = "DIGEST", num_args = 0..=1, default_missing_value = "")]
+        digest: Option<String>,
     /// Remove the trust record of a project hook.
     Untrust {
         /// The hooks' names.
@@ -62,14 +69,11 @@ pub(crate) enum HooksCommand {
 pub(crate) async fn run(context: &Context, command: HooksCommand) -> CommandResult {
     match command {
         HooksCommand::List { json } => list(context, json),
-        HooksCommand::Trust { names, partial } => super::each_name(&names, |name| {
-            trust_hook(&context.settings, name, partial)
-                .map_err(|error| Failure::new(error.to_string()))?;
-            output::say(&format!(
-                "trusted hook \"{name}\" as it is now; a change to it or to a project file it names lapses the trust"
-            ));
-            Ok(exit::OK)
-        }),
+        HooksCommand::Trust {
+            names,
+            partial,
+            digest,
+        } => trust(context, &names, partial, digest.as_deref()),
         HooksCommand::Untrust { names } => super::each_name(&names, |name| {
             let removed = untrust_hook(&context.settings, name)
                 .map_err(|error| Failure::new(error.to_string()))?;
@@ -91,6 +95,75 @@ pub(crate) async fn run(context: &Context, command: HooksCommand) -> CommandResu
 }
 
 /// Whether a hook runs, and if not why.
+/// `hooks trust`: print the digest (`--digest` alone), or trust each name (pinned to a digest
+/// with `--digest VALUE`), saying what it bound.
+fn trust(
+    context: &Context,
+    names: &[String],
+    partial: bool,
+    digest: Option<&str>,
+) -> CommandResult {
+    match digest {
+        Some("") => super::each_name(names, |name| {
+            let digest = current_hook_digest(&context.settings, name)
+                .map_err(|error| Failure::new(error.to_string()))?;
+            output::say(&format!("hook \"{name}\": {}", digest.value));
+            print_bound(&digest);
+            output::say(&format!(
+                "not trusted: to trust exactly this, run `earshot hooks trust {name} --digest {}{}`",
+                digest.value,
+                if digest.partial.is_some() {
+                    " --partial"
+                } else {
+                    ""
+                }
+            ));
+            Ok(exit::OK)
+        }),
+        Some(_) if names.len() > 1 => Err(Failure::new(
+            "--digest pins one hook's digest; give one name with it",
+        )
+        .code(exit::USAGE)),
+        reviewed => super::each_name(names, |name| {
+            let digest = trust_hook(&context.settings, name, partial, reviewed)
+                .map_err(|error| Failure::new(error.to_string()))?;
+            output::say(&format!(
+                "trusted hook \"{name}\" as it is now ({}); a change to it or to a project file it names lapses the trust",
+                digest.value
+            ));
+            print_bound(&digest);
+            Ok(exit::OK)
+        }),
+    }
+}
+
+/// What a hook's or server's digest binds, one line each: its definition, each project file or
+/// folder it names, why it is partial, and what no digest covers.
+pub(crate) fn print_bound(digest: &ServerDigest) {
+    for line in bound_lines(digest) {
+        output::say(&line);
+    }
+}
+
+/// The lines [`print_bound`] prints.
+pub(crate) fn bound_lines(digest: &ServerDigest) -> Vec<String> {
+    let mut lines = vec!["  bound: its definition".to_string()];
+    for bound in &digest.bound {
+        lines.push(format!("  bound: {}", bound.describe()));
+    }
+    if digest.bound.is_empty() {
+        lines.push("  bound: no project file (its command names none)".into());
+    }
+    if let Some(why) = &digest.partial {
+        lines.push(format!("  partial: {why}"));
+    }
+    lines.push(
+        "  not covered: code it loads from elsewhere in the project (earshot cannot follow a script's own loads)"
+            .into(),
+    );
+    lines
+}
+
 fn state_of(context: &Context, set: &HookSet, definition: &HookDefinition) -> String {
     if let Some(file) = &set.disabled_by {
         return format!("off: disableAllHooks in {}", file.display());

@@ -162,3 +162,157 @@ proptest! {
         prop_assert_ne!(first.value, after.value, "{} changed", changed);
     }
 }
+
+/// The script a shell word is tried in: `.earshot/hooks/g.sh` named by `word`.
+fn shell_definition(word: &str) -> ServerDefinition {
+    ServerDefinition {
+        transport: Transport::Stdio {
+            command: "sh".into(),
+            args: vec!["-c".into(), format!("cat {word} >/dev/null")],
+            env: Default::default(),
+            cwd: None,
+        },
+        timeout_ms: None,
+        call_timeout_ms: None,
+    }
+}
+
+/// What `/bin/sh` itself makes of `word` in `root`, as the arguments of a command, with the
+/// project variables a hook gets and `HOME` at `root/home`: the real answer the digest guesses.
+fn shell_expands(root: &Path, word: &str) -> Vec<String> {
+    let output = std::process::Command::new("/bin/sh")
+        .arg("-c")
+        .arg(format!("printf '%s\\n' {word}"))
+        .current_dir(root)
+        .env_clear()
+        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .env("HOME", root.join("home"))
+        .env("EARSHOT_PROJECT_DIR", root)
+        .env("CLAUDE_PROJECT_DIR", root)
+        .output()
+        .unwrap();
+    String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .map(String::from)
+        .collect()
+}
+
+/// A way of writing `.earshot/hooks/g.sh` as one shell word: a prefix for the folder it starts
+/// from (the project-dir forms earshot knows, and others it does not), each character plain,
+/// escaped, quoted or globbed, and the whole maybe in double quotes.
+fn shell_word() -> impl Strategy<Value = String> {
+    let prefix = prop::sample::select(vec![
+        "",
+        "./",
+        "$PWD/",
+        "${PWD}/",
+        "\"$PWD\"/",
+        "$EARSHOT_PROJECT_DIR/",
+        "${EARSHOT_PROJECT_DIR}/",
+        "${EARSHOT_PROJECT_DIR:-.}/",
+        "\"${CLAUDE_PROJECT_DIR:-.}\"/",
+        "$CLAUDE_PROJECT_DIR/",
+        "\"$(pwd)\"/",
+        "`pwd`/",
+        "$HOME/../",
+        "~/../",
+        "$X/",
+        "${X:-.}/",
+        "$(echo .)/",
+        "`echo .`/",
+        "home/../",
+        "$(pwd)/home/../",
+    ]);
+    let styles = prop::collection::vec(0u8..16, ".earshot/hooks/g.sh".len());
+    (prefix, styles, any::<bool>()).prop_map(|(prefix, styles, wrap)| {
+        let mut word = String::new();
+        for (c, style) in ".earshot/hooks/g.sh".chars().zip(styles) {
+            match style {
+                0..=8 => word.push(c),
+                9 => {
+                    word.push('\\');
+                    word.push(c);
+                }
+                10 => word.push_str(&format!("'{c}'")),
+                11 => word.push_str(&format!("\"{c}\"")),
+                12 => word.push('?'),
+                13 => word.push('*'),
+                14 => word.push_str(&format!("[{c}]")),
+                _ => word.push_str(&format!("${{Y:-{c}}}")),
+            }
+        }
+        let word = format!("{prefix}{word}");
+        if wrap && !word.contains('"') {
+            format!("\"{word}\"")
+        } else {
+            word
+        }
+    })
+}
+
+fn shell_project() -> (tempfile::TempDir, std::path::PathBuf, TrustKey) {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("project");
+    std::fs::create_dir_all(root.join(".earshot/hooks")).unwrap();
+    std::fs::create_dir_all(root.join("home")).unwrap();
+    std::fs::write(root.join(".earshot/hooks/g.sh"), "echo trusted\n").unwrap();
+    let root = root.canonicalize().unwrap();
+    let key = TrustKey::load_or_create(&dir.path().join("config")).unwrap();
+    (dir, root, key)
+}
+
+/// Whether changing `g.sh` (same length) changes the digest of `word`'s script, and whether it
+/// is partial.
+fn binds_or_partial(root: &Path, key: &TrustKey, word: &str) -> (bool, Option<String>) {
+    let script = root.join(".earshot/hooks/g.sh");
+    std::fs::write(&script, "echo trusted\n").unwrap();
+    let before = server_digest(key, &shell_definition(word), root, Some(root)).unwrap();
+    std::fs::write(&script, "echo pwned!!\n").unwrap();
+    let after = server_digest(key, &shell_definition(word), root, Some(root)).unwrap();
+    std::fs::write(&script, "echo trusted\n").unwrap();
+    (before.value != after.value, before.partial)
+}
+
+#[test]
+fn the_project_dir_forms_earshot_knows_bind_the_script_without_being_partial() {
+    let (_dir, root, key) = shell_project();
+    for word in [
+        ".earshot/hooks/g.sh",
+        "\"$PWD/.earshot/hooks/g.sh\"",
+        "\"${EARSHOT_PROJECT_DIR:-.}/.earshot/hooks/g.sh\"",
+        "\"$(pwd)/.earshot/hooks/g.sh\"",
+        "\"$CLAUDE_PROJECT_DIR\"/.earshot/hooks/g.sh",
+        "${CLAUDE_PROJECT_DIR}/'.earshot/hooks/g.sh'",
+        "`pwd`/.earshot/hooks/g.sh",
+    ] {
+        let (binds, partial) = binds_or_partial(&root, &key, word);
+        assert!(
+            binds && partial.is_none(),
+            "{word}: binds {binds}, {partial:?}"
+        );
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 96, ..ProptestConfig::default() })]
+
+    /// Whatever the form, a word the shell expands to the script either binds the script (a
+    /// change to it changes the digest) or makes the digest partial: never the definition alone.
+    #[test]
+    fn every_shell_word_that_names_the_script_binds_it_or_is_partial(word in shell_word()) {
+        let (_dir, root, key) = shell_project();
+        let target = root.join(".earshot/hooks/g.sh");
+        let names_it = shell_expands(&root, &word)
+            .iter()
+            .any(|expanded| root.join(expanded).canonicalize().ok().as_ref() == Some(&target));
+        let (binds, partial) = binds_or_partial(&root, &key, &word);
+        if names_it {
+            prop_assert!(binds || partial.is_some(), "{word} names the script, but the digest binds only the definition");
+        }
+        if partial.is_some() {
+            // The refusal names the word (or the part of it) that could not be resolved.
+            let why = partial.unwrap();
+            prop_assert!(why.contains("shell word"), "{word}: {why}");
+        }
+    }
+}

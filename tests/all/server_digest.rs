@@ -414,3 +414,186 @@ fn a_named_scripts_folder_is_covered_with_what_it_loads_beside_it() {
     sandbox.write("tools/lib/helper.js", "module.exports = 2;\n");
     assert_lapsed_naming(&sandbox, "repo", "`tools/lib/helper.js`");
 }
+
+/// Runs `earshot ARGS`, failing the test if it has not ended within a minute (a digest walk that
+/// opened a FIFO would wait for a writer for ever): a hang detector, not a speed check.
+fn run_within(sandbox: &Sandbox, args: &[&str]) -> (i32, String, String) {
+    let mut child = sandbox
+        .earshot()
+        .args(args)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while child.try_wait().unwrap().is_none() {
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("earshot {args:?} did not end: something blocked it");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let output = child.wait_with_output().unwrap();
+    (
+        output.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+/// The names of the servers with a trust record in the local file.
+fn server_records(sandbox: &Sandbox) -> Vec<String> {
+    let local: Value =
+        serde_json::from_str(&sandbox.read(".earshot/settings.local.json")).unwrap_or(json!({}));
+    local["trust"]["mcp"]
+        .as_object()
+        .map(|records| records.keys().cloned().collect())
+        .unwrap_or_default()
+}
+
+#[cfg(feature = "mcp")]
+#[test]
+fn a_server_run_through_sh_dash_c_binds_what_its_script_names_and_names_what_it_cannot() {
+    let sandbox = Sandbox::new();
+    sandbox.write(
+        "srv/main.py",
+        format!(
+            "import runpy\nrunpy.run_path({:?}, run_name='__main__')\n",
+            mcp_fixture("env_dump.py")
+        ),
+    );
+    let mut servers = serde_json::Map::new();
+    servers.insert(
+        "shell".into(),
+        json!({"command": "sh", "args": ["-c", "exec python3 \"$PWD/srv/main.py\""]}),
+    );
+    servers.insert(
+        "home".into(),
+        json!({"command": "bash", "args": ["-ec", "exec python3 \"$HOME/srv/main.py\""]}),
+    );
+    sandbox.write(
+        ".earshot/settings.json",
+        json!({ "mcpServers": servers }).to_string(),
+    );
+    let (code, stdout, stderr) = sandbox.run(&["mcp", "trust", "shell"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        stdout.contains("bound: folder srv/ (1 file)")
+            && stdout.contains("bound: its definition")
+            && stdout.contains("not covered: code it loads from elsewhere in the project"),
+        "{stdout}"
+    );
+    assert_eq!(state_of(&sandbox, "shell")["state"], "connected");
+
+    // `$HOME` is known only when it runs: refused, naming the word; no record is written.
+    let (code, _, stderr) = sandbox.run(&["mcp", "trust", "home"]);
+    assert_ne!(code, 0);
+    assert!(
+        stderr.contains("server \"home\" cannot be trusted as a whole: its shell word `\"$HOME/srv/main.py\"` (`$HOME`) is known only when it runs")
+            && stderr.contains("earshot mcp trust home --partial"),
+        "{stderr}"
+    );
+    assert_eq!(server_records(&sandbox), ["shell"]);
+    assert_eq!(state_of(&sandbox, "home")["state"], "awaiting-trust");
+
+    // A pull rewrites the script the shell string names: the trust lapses, naming it.
+    sandbox.write("srv/main.py", "raise SystemExit('pwned')\n");
+    assert_lapsed_naming(&sandbox, "shell", "`srv/main.py`");
+}
+
+#[cfg(feature = "mcp")]
+#[test]
+fn installed_packages_on_the_resolution_path_make_a_servers_digest_partial() {
+    let sandbox = Sandbox::new();
+    sandbox.write("package.json", r#"{"main": "index.js"}"#);
+    sandbox.write("index.js", "require('dep');\n");
+    sandbox.write("node_modules/dep/index.js", "module.exports = 1;\n");
+    python_package(&sandbox);
+    sandbox.write(".venv/pyvenv.cfg", "home = /usr/bin\n");
+    let mut servers = serde_json::Map::new();
+    servers.insert("node".into(), json!({"command": "node", "args": ["."]}));
+    servers.insert(
+        "pkg".into(),
+        json!({"command": "python3", "args": ["-m", "pkg.srv"]}),
+    );
+    sandbox.write(
+        ".earshot/settings.json",
+        json!({ "mcpServers": servers }).to_string(),
+    );
+    for (name, expected) in [
+        (
+            "node",
+            "`node_modules` at the project root holds installed packages",
+        ),
+        (
+            "pkg",
+            "`.venv` at the project root holds installed packages",
+        ),
+    ] {
+        let (code, _, stderr) = sandbox.run(&["mcp", "trust", name]);
+        assert_ne!(code, 0, "{name}");
+        assert!(
+            stderr.contains(expected) && stderr.contains("--partial"),
+            "{name}: {stderr}"
+        );
+    }
+    assert!(server_records(&sandbox).is_empty());
+    let (code, stdout, stderr) = sandbox.run(&["mcp", "trust", "pkg", "--partial"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        stdout.contains("bound: folder pkg/ (2 files)")
+            && stdout.contains("partial: `node_modules` at the project root")
+            && stdout.contains("`.venv` at the project root holds installed packages"),
+        "{stdout}"
+    );
+}
+
+#[cfg(feature = "mcp")]
+#[test]
+fn a_fifo_in_a_trusted_packages_pycache_is_reported_and_never_blocks() {
+    let sandbox = Sandbox::new();
+    python_package(&sandbox);
+    project_server(
+        &sandbox,
+        "pkg",
+        json!({"command": "python3", "args": ["-m", "pkg.srv"]}),
+    );
+    trust(&sandbox, "pkg");
+    let compiled = format!("pkg/__pycache__/srv.{}.pyc", cache_tag());
+    let pipe = sandbox.project().join(&compiled);
+    std::fs::create_dir_all(pipe.parent().unwrap()).unwrap();
+    let status = std::process::Command::new("mkfifo")
+        .arg(&pipe)
+        .status()
+        .unwrap();
+    assert!(status.success());
+
+    let (code, stdout, stderr) = run_within(&sandbox, &["mcp", "list", "--json"]);
+    assert_eq!(code, 0, "{stderr}");
+    let listed: Value = serde_json::from_str(&stdout).unwrap();
+    let pkg = &listed["servers"][0];
+    assert_eq!(pkg["state"], "awaiting-trust", "{pkg}");
+    assert_eq!(
+        pkg["reason"],
+        format!(
+            "changed since you trusted it (new `{compiled}`); review it, then run `earshot mcp trust pkg`"
+        )
+        .as_str()
+    );
+    let (code, _, stderr) = run_within(&sandbox, &["mcp", "trust", "pkg"]);
+    assert_ne!(code, 0);
+    assert!(
+        stderr.contains(&format!(
+            "`{compiled}` is a FIFO, not a regular file, so earshot does not open it"
+        )),
+        "{stderr}"
+    );
+    // The record is the one made before: the FIFO was never trusted.
+    assert_eq!(server_records(&sandbox), ["pkg"]);
+    assert_eq!(
+        run_within(&sandbox, &["mcp", "list", "--json"]).0,
+        0,
+        "mcp list ended"
+    );
+}

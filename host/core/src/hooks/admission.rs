@@ -13,7 +13,9 @@
 
 use std::path::Path;
 
-use crate::mcp::{DigestError, ServerDigest, add_named_project_files};
+use crate::mcp::digest::shell::Places;
+use crate::mcp::digest::{NamedWords, add_named_words, open_regular};
+use crate::mcp::{DigestError, ServerDigest};
 use crate::settings::{Layer, Settings};
 use crate::trust::{
     DEFINITION_PART, Manifest, TrustError, TrustJudge, TrustKey, TrustKind, TrustState,
@@ -46,8 +48,49 @@ const RUNNER_FILES: &[(&str, &[&str])] = &[
     ("cargo", &["Cargo.toml", ".cargo/config.toml"]),
 ];
 
-/// The words of a hook that can name project files: its words (a glob's fixed folder in place
-/// of the glob, so a script added under it counts), and the task files of a runner it calls.
+/// The words of a project hook that can name project files, relative to the project root
+/// `root` (where it starts): a shell string's words as the shell will expand them (see
+/// [`crate::mcp::digest::shell`]; a word it cannot resolve is reported), an exec form's words
+/// with the project root expanded (a glob's fixed folder beside it, so a script added under it
+/// counts), and the task files of a runner it calls.
+fn project_words(definition: &HookDefinition, root: &Path) -> NamedWords {
+    let places = Places {
+        dir: root,
+        project: Some(root),
+    };
+    let mut named = match &definition.kind {
+        HookKind::Shell { script, .. } => NamedWords::script(script, &places),
+        HookKind::Exec { .. } => NamedWords::exec(named_words(definition, Some(root)), &places),
+        HookKind::Http { .. } => NamedWords::default(),
+    };
+    let runners = runner_files(&named.words);
+    named.words.extend(runners);
+    named
+}
+
+/// The task files of the runners `words` call (`make` reads its Makefile).
+fn runner_files(words: &[String]) -> Vec<String> {
+    words
+        .iter()
+        .filter_map(|word| {
+            let program = Path::new(word).file_name()?.to_str()?;
+            RUNNER_FILES
+                .iter()
+                .find(|(runner, _)| *runner == program)
+                .map(|(_, files)| {
+                    files
+                        .iter()
+                        .map(|file| file.to_string())
+                        .collect::<Vec<_>>()
+                })
+        })
+        .flatten()
+        .collect()
+}
+
+/// The words of a hook that can name files, read plainly (for the user's own hooks, and a
+/// project hook's exec form): its words (a glob's fixed folder in place of the glob, so a
+/// script added under it counts), and the task files of a runner it calls.
 fn named_words(definition: &HookDefinition, project: Option<&Path>) -> Vec<String> {
     let mut words = plain_words(definition, project);
     let globs: Vec<String> = words
@@ -115,66 +158,19 @@ pub fn hook_digest(
     .into_bytes();
     let mut manifest = Manifest::new();
     manifest.insert(DEFINITION_PART, key.keyed_digest(&material));
-    let mut partial = None;
+    let mut named = crate::mcp::digest::Named::default();
     if let Some(project) = &settings.project
         && let Ok(root) = project.root.canonicalize()
     {
-        let words = named_words(definition, Some(&project.root));
-        partial = add_named_project_files(
-            words.iter().map(String::as_str),
-            &project.root,
-            &root,
-            &mut material,
-            &mut manifest,
-        )?;
-        if partial.is_none() {
-            partial = unhashed_reach(&words, &root);
-        }
+        let words = project_words(definition, &root);
+        named = add_named_words(&words, &root, &root, &mut material, &mut manifest)?;
     }
     Ok(ServerDigest {
         value: key.keyed_digest(&material),
-        partial,
+        partial: named.partial,
         manifest,
+        bound: named.bound,
     })
-}
-
-/// Why a hook's digest cannot cover what it runs, when a word reaches past what is hashed: a
-/// relative path out of the project (`../shared/guard.sh`), or a named folder holding installed
-/// packages (`node_modules`, `.venv`), which digests skip.
-fn unhashed_reach(words: &[String], root: &Path) -> Option<String> {
-    for word in words {
-        if word.starts_with("../") || word.contains("/../") {
-            let outside = root
-                .join(word)
-                .canonicalize()
-                .is_ok_and(|real| !real.starts_with(root));
-            if outside {
-                return Some(format!(
-                    "{word} is outside the project, so a change to it would not lapse the trust"
-                ));
-            }
-        }
-        let Ok(real) = root.join(word).canonicalize() else {
-            continue;
-        };
-        if !real.starts_with(root) || real == root {
-            continue;
-        }
-        let folder = if real.is_dir() {
-            real.as_path()
-        } else {
-            real.parent().unwrap_or(root)
-        };
-        for skipped in crate::mcp::SKIPPED_FOLDERS {
-            if *skipped != ".git" && folder.join(skipped).exists() {
-                return Some(format!(
-                    "{} holds {skipped}, which is not hashed",
-                    folder.strip_prefix(root).unwrap_or(folder).display()
-                ));
-            }
-        }
-    }
-    None
 }
 
 /// Whether `definition` may run now, and if not the one line saying why and what to run.
@@ -278,14 +274,28 @@ pub fn current_hook_digest(
 }
 
 /// Trusts the project or local hook `name` as it is now (a change to it, or to a project file it
-/// names, lapses the trust). A digest that could not cover every file is refused unless
-/// `partial`.
+/// names, lapses the trust), and returns the digest recorded (what it bound). A digest that could
+/// not cover everything it names is refused unless `partial`; with `reviewed`, a digest that is
+/// no longer that one is refused.
 ///
 /// # Errors
-/// As [`current_hook_digest`], or the record could not be written.
-pub fn trust_hook(settings: &Settings, name: &str, partial: bool) -> Result<(), HookTrustError> {
+/// As [`current_hook_digest`], a partial or changed digest, or the record could not be written.
+pub fn trust_hook(
+    settings: &Settings,
+    name: &str,
+    partial: bool,
+    reviewed: Option<&str>,
+) -> Result<ServerDigest, HookTrustError> {
     let digest = current_hook_digest(settings, name)?;
-    if let Some(why) = digest.partial
+    if let Some(reviewed) = reviewed
+        && reviewed != digest.value
+    {
+        return Err(HookTrustError(format!(
+            "hook \"{name}\" changed since you reviewed it (it is now {}); review it again with `earshot hooks trust {name} --digest`",
+            digest.value
+        )));
+    }
+    if let Some(why) = &digest.partial
         && !partial
     {
         return Err(HookTrustError(format!(
@@ -299,7 +309,8 @@ pub fn trust_hook(settings: &Settings, name: &str, partial: bool) -> Result<(), 
         &digest.value,
         Some(&digest.manifest),
     )
-    .map_err(|error| HookTrustError(error.to_string()))
+    .map_err(|error| HookTrustError(error.to_string()))?;
+    Ok(digest)
 }
 
 /// Removes the trust record of hook `name`; returns whether there was one.
@@ -339,10 +350,15 @@ fn user_set_digest(set: &HookSet, key: &TrustKey, start_dir: &Path) -> Option<St
             .map(|(_, word)| word)
         {
             let path = start_dir.join(&word);
+            let mut bytes = Vec::new();
             if let Ok(meta) = std::fs::metadata(&path)
                 && meta.is_file()
                 && meta.len() <= 1 << 20
-                && let Ok(bytes) = std::fs::read(&path)
+                // Never blocks: a FIFO swapped in for the script is not opened.
+                && let Ok(real) = path.canonicalize()
+                && let Ok(file) = open_regular(&real)
+                && std::io::Read::read_to_end(&mut std::io::Read::take(file, 1 << 20), &mut bytes)
+                    .is_ok()
             {
                 material.extend_from_slice(word.as_bytes());
                 material.push(0);

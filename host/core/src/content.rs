@@ -406,6 +406,34 @@ pub fn admit_blocks(blocks: Vec<ContentBlock>, limits: ContentLimits) -> Vec<Con
     kept
 }
 
+/// Every string in `value` (object keys included) passed through `rewrite`, at any depth: the
+/// walk keeps its own stack, so a deeply nested value costs no thread stack.
+pub fn map_strings(value: &mut Value, rewrite: &dyn Fn(&str) -> String) {
+    let mut stack: Vec<&mut Value> = vec![value];
+    while let Some(value) = stack.pop() {
+        match value {
+            Value::String(text) => {
+                let rewritten = rewrite(text);
+                if rewritten != *text {
+                    *text = rewritten;
+                }
+            }
+            Value::Array(items) => stack.extend(items.iter_mut()),
+            Value::Object(object) => {
+                if object.keys().any(|key| rewrite(key) != *key) {
+                    let old = std::mem::take(object);
+                    *object = old
+                        .into_iter()
+                        .map(|(key, value)| (rewrite(&key), value))
+                        .collect();
+                }
+                stack.extend(object.values_mut());
+            }
+            _ => {}
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -443,33 +471,5 @@ mod tests {
         );
         assert_eq!(base64_decoded_len("AAA="), Some(2));
         assert_eq!(base64_decoded_len("AA*A"), None);
-    }
-}
-
-/// Every string in `value` (object keys included) passed through `rewrite`, at any depth: the
-/// walk keeps its own stack, so a deeply nested value costs no thread stack.
-pub fn map_strings(value: &mut Value, rewrite: &dyn Fn(&str) -> String) {
-    let mut stack: Vec<&mut Value> = vec![value];
-    while let Some(value) = stack.pop() {
-        match value {
-            Value::String(text) => {
-                let rewritten = rewrite(text);
-                if rewritten != *text {
-                    *text = rewritten;
-                }
-            }
-            Value::Array(items) => stack.extend(items.iter_mut()),
-            Value::Object(object) => {
-                if object.keys().any(|key| rewrite(key) != *key) {
-                    let old = std::mem::take(object);
-                    *object = old
-                        .into_iter()
-                        .map(|(key, value)| (rewrite(&key), value))
-                        .collect();
-                }
-                stack.extend(object.values_mut());
-            }
-            _ => {}
-        }
     }
 }

@@ -423,7 +423,8 @@ mod tests {
             assert_eq!(out.content.len(), before.len() + 1);
             for (before, after) in before.iter().zip(&out.content) {
                 assert_eq!(before.binary_size(), after.binary_size());
-                if before.to_mcp_json().to_string().contains("hook-context") {
+                let shown = before.to_mcp_json().to_string().to_ascii_lowercase();
+                if shown.contains("hook-context") {
                     assert!(
                         after.to_mcp_json().to_string().contains("&lt;"),
                         "{after:?}"
@@ -450,7 +451,7 @@ mod tests {
         // Deeper than any stack would take, walked without recursion.
         let mut deep = json!(FORGED);
         for _ in 0..100_000 {
-            deep = json!([deep]);
+            deep = serde_json::Value::Array(vec![deep]);
         }
         let mut deep_output = ToolOutput {
             structured_content: Some(deep),

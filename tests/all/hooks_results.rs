@@ -537,3 +537,30 @@ fn a_hook_on_the_server_a_rewrite_moves_to_runs_on_the_moved_call() {
     );
     assert_eq!(started(&log), ["started a"]);
 }
+
+#[test]
+fn an_embedders_session_that_started_one_server_starts_the_one_a_rewrite_moves_to_once() {
+    let (sandbox, log) = moving_sandbox(json!({}));
+    let settings = earshot_host::settings::Settings::load(
+        Some(&sandbox.config()),
+        Some(earshot_host::settings::ProjectPaths::new(sandbox.project())),
+    );
+    let host = crate::common::block_on(
+        earshot_host::HostBuilder::new(settings)
+            .cache(crate::common::shared_cache())
+            .mcp_start(earshot_host::host::McpStart::server("a"))
+            .build(),
+    )
+    .expect("host loads");
+    assert_eq!(started(&log), ["started a"]);
+    let read = r#"{"server": "a", "uri": "forge://whoami"}"#;
+    for _ in 0..2 {
+        let output =
+            crate::common::block_on(host.call("read_mcp_resource", read, &NonInteractivePrompter))
+                .expect("the moved read runs");
+        assert!(output.output.ends_with("read from b"), "{}", output.output);
+    }
+    // Started once, for the first moved read; the second reuses it.
+    assert_eq!(started(&log), ["started a", "started b"]);
+    crate::common::block_on(host.shutdown());
+}

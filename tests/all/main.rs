@@ -16,6 +16,8 @@ mod extension_everyday;
 #[cfg(feature = "js")]
 mod extension_imports;
 #[cfg(feature = "js")]
+mod extension_limits;
+#[cfg(feature = "js")]
 mod extension_native_stack;
 #[cfg(feature = "js")]
 mod extension_session;

@@ -11,6 +11,7 @@
 //! * [`fetch`] — the HTTP side of `fetch`, on the session's runtime.
 //! * [`fetch_failure`] — why a `fetch` failed, as Node's `cause` says it.
 //! * [`shape`] — the structural check of the default export.
+//! * [`to_json`] — what an extension hands over, as JSON: no recursion, bounded depth and size.
 //! * [`errors`] — errors located in the original `.ts` file.
 //! * [`worker`] — one JS thread and context per extension.
 //! * `tool_runner` — the worker behind the dispatch seam (the crate-private `ToolRunner`).
@@ -32,6 +33,7 @@ pub mod runtime;
 pub mod shape;
 pub mod string_natives;
 pub mod strip;
+pub mod to_json;
 mod tool_runner;
 pub mod web;
 pub mod worker;

@@ -6,6 +6,11 @@ use boa_engine::object::builtins::JsFunction;
 use boa_engine::{Context, JsObject, JsValue, js_string};
 
 use crate::names::check_tool_name;
+use crate::to_json::{JsonBudget, to_json};
+
+/// The most bytes of one tool's `inputSchema` as JSON text (deeper than
+/// [`crate::to_json::MAX_DEPTH`] levels is refused too).
+pub const MAX_SCHEMA_BYTES: usize = 1 << 20;
 
 /// The most tools one extension may contribute (a `tools.length` of 2^32 - 1 must not make the
 /// host walk four billion entries).
@@ -187,10 +192,17 @@ fn check_tool(
         .as_object()
         .is_some_and(|o| !o.is_callable() && !o.is_array())
     {
-        match schema_value.to_json(context) {
+        let mut budget = JsonBudget::new(MAX_SCHEMA_BYTES);
+        match to_json(&schema_value, &mut budget, context) {
             Ok(Some(json)) => Some(json.to_string()),
-            _ => {
+            Ok(None) => {
                 problems.push(format!("{label}: `inputSchema` cannot be turned into JSON"));
+                None
+            }
+            Err(error) => {
+                problems.push(format!(
+                    "{label}: `inputSchema` cannot be turned into JSON: it {error}"
+                ));
                 None
             }
         }

@@ -27,6 +27,8 @@ use super::module_loader::{ConfinedLoader, EntryFailure};
 use super::runtime::{ScriptLimits, new_context};
 use super::shape::{CheckedTool, ToolSpec, check_default_export, describe_value};
 use super::strip::StrippedModule;
+use super::to_json::{JsonBudget, MAX_DEPTH, MAX_RESULT_BYTES, ToJsonError, to_json};
+use super::web::crypto_jobs::Activity;
 
 /// `now + timeout`, or a day from now when that would overflow.
 fn deadline_after(timeout: Duration) -> Instant {
@@ -94,6 +96,8 @@ enum JsFailure {
     /// The input is not JSON text (only a direct caller can hand one in: dispatch validates
     /// first).
     NotJson(String),
+    /// What it returned is over the host's limits (nesting, size): the whole message.
+    OverLimit(String),
 }
 
 /// How long `describe(input)` may take before the prompt falls back to the host's own text.
@@ -306,7 +310,7 @@ impl ExtensionWorker {
                 JsFailure::Unsettled(message) => {
                     CallError::failed(message, FailureCause::ExtensionUnsettled)
                 }
-                JsFailure::Other(message) => {
+                JsFailure::Other(message) | JsFailure::OverLimit(message) => {
                     CallError::failed(message, FailureCause::ExtensionUnsettled)
                 }
                 JsFailure::NotJson(reason) => CallError::InvalidInput {
@@ -404,6 +408,7 @@ fn run_thread(
             } => {
                 let result = match tools.iter().find(|t| t.spec.name == tool) {
                     Some(tool) => call_tool(
+                        extension,
                         tool,
                         &input_json,
                         &loader,
@@ -447,6 +452,8 @@ fn describe_call(
     let Some(describe) = &tool.describe else {
         return PromptText::default();
     };
+    // Crypto work it starts ends with it.
+    let _activity = Activity::start(deadline);
     let Ok(argument) = JsValue::from_json_text(input_json, context) else {
         return PromptText::default();
     };
@@ -486,6 +493,9 @@ fn load_module(
     context: &mut Context,
     timeout: Duration,
 ) -> Result<Vec<CheckedTool>, String> {
+    let deadline = deadline_after(timeout);
+    // Crypto work the top level starts and does not await ends with the load.
+    let _activity = Activity::start(deadline);
     let module = loader
         .load_entry(entry, context)
         .map_err(|failure| match failure {
@@ -493,7 +503,6 @@ fn load_module(
             EntryFailure::Js(error) => describe_load_error("", &error, loader, context),
         })?;
     let promise = module.load_link_evaluate(context);
-    let deadline = deadline_after(timeout);
     match settle(&promise, jobs, context, deadline) {
         Ok(Settled::Fulfilled(_)) => {}
         Ok(Settled::Rejected(error)) | Err(error) => {
@@ -551,7 +560,9 @@ fn settle(
 }
 
 /// Calls one tool's `execute` and turns what it produced into a [`ToolOutput`].
+#[allow(clippy::too_many_arguments)]
 fn call_tool(
+    extension: &str,
     tool: &CheckedTool,
     input_json: &str,
     loader: &ConfinedLoader,
@@ -560,6 +571,8 @@ fn call_tool(
     deadline: Instant,
     limits: ExtensionLimits,
 ) -> Result<ToolOutput, JsFailure> {
+    // Crypto work the call starts (awaited or not) is cancelled when it returns or times out.
+    let _activity = Activity::start(deadline);
     let threw = |verb: &'static str, error: &JsError, context: &mut Context| {
         let (error, location) = locate_error(error, loader, context);
         JsFailure::Threw {
@@ -599,12 +612,18 @@ fn call_tool(
             .map_err(|error| threw("failed", &error, context))?;
         returned
     };
-    Ok(interpret_return(&value, context))
+    interpret_return(extension, &value, context)
 }
 
 /// A string, or `{ output, isError?, title?, content?, structuredContent? }`; anything else is an
-/// error naming what came back.
-fn interpret_return(value: &JsValue, context: &mut Context) -> ToolOutput {
+/// error output naming what came back. A result over the host's limits (nesting deeper than
+/// [`MAX_DEPTH`], over [`MAX_RESULT_BYTES`] as JSON) fails the call, naming the extension and
+/// the limit; nothing of it is kept.
+fn interpret_return(
+    extension: &str,
+    value: &JsValue,
+    context: &mut Context,
+) -> Result<ToolOutput, JsFailure> {
     let wrong = |what: String| ToolOutput {
         output: format!(
             "execute returned {what}; it must return a string or {{ output, isError?, title?, content?, structuredContent? }}"
@@ -614,21 +633,32 @@ fn interpret_return(value: &JsValue, context: &mut Context) -> ToolOutput {
         notice: None,
         ..ToolOutput::default()
     };
+    let over = |what: &str, error: &ToJsonError| {
+        JsFailure::OverLimit(format!(
+            "extension \"{extension}\" returned {what} that {error}, more than a tool's result may (as an MCP server's: {MAX_DEPTH} levels, {} MiB); nothing of it was kept",
+            MAX_RESULT_BYTES >> 20
+        ))
+    };
+    let mut budget = JsonBudget::new(MAX_RESULT_BYTES);
     if let Some(text) = value.as_string() {
-        return ToolOutput {
-            output: text.to_std_string_escaped(),
+        let output = text.to_std_string_escaped();
+        if let Err(error) = budget.take(output.len()) {
+            return Err(over("an output", &error));
+        }
+        return Ok(ToolOutput {
+            output,
             is_error: false,
             title: None,
             notice: None,
             ..ToolOutput::default()
-        };
+        });
     }
     let Some(object) = value
         .as_object()
         .filter(|o| !o.is_callable() && !o.is_array())
     else {
         let what = describe_value(value, context);
-        return wrong(what);
+        return Ok(wrong(what));
     };
     let output = object
         .get(js_string!("output"), context)
@@ -638,25 +668,32 @@ fn interpret_return(value: &JsValue, context: &mut Context) -> ToolOutput {
             "an object whose `output` is {}",
             describe_value(&output, context)
         );
-        return wrong(what);
+        return Ok(wrong(what));
     };
     let is_error = object
         .get(js_string!("isError"), context)
         .unwrap_or_default();
     let title = object.get(js_string!("title"), context).unwrap_or_default();
-    let extra = match returned_content(&object, context) {
+    let title = title.as_string().map(|s| s.to_std_string_escaped());
+    if let Err(error) = budget.take(output.len() + title.as_ref().map_or(0, String::len)) {
+        return Err(over("an output", &error));
+    }
+    let extra = match returned_content(&object, &mut budget, context) {
         Ok(extra) => extra,
-        Err(what) => return wrong(what),
+        Err(Unusable::Limit(field, error)) => {
+            return Err(over(&format!("a `{field}`"), &error));
+        }
+        Err(Unusable::Wrong(what)) => return Ok(wrong(what)),
     };
     let output = ToolOutput {
         output,
         is_error: is_error.to_boolean(),
-        title: title.as_string().map(|s| s.to_std_string_escaped()),
+        title,
         notice: None,
         structured_content: extra.structured,
         ..ToolOutput::default()
     };
-    output.with_extra_blocks(extra.blocks, ContentLimits::default())
+    Ok(output.with_extra_blocks(extra.blocks, ContentLimits::default()))
 }
 
 /// What an extension returned beside `output`.
@@ -665,41 +702,64 @@ struct ReturnedContent {
     structured: Option<serde_json::Value>,
 }
 
+/// Why `content` or `structuredContent` was not taken.
+enum Unusable {
+    /// Over one of the host's limits: the field, and which limit.
+    Limit(&'static str, ToJsonError),
+    /// Not what it must be: what was found, as the rest of the return value's errors say it.
+    Wrong(String),
+}
+
 /// Reads `content` (MCP content blocks) and `structuredContent` (a plain object) from a returned
-/// object; the error names what is wrong, as the rest of the return value's errors do.
+/// object, without recursion and within `budget` ([`crate::to_json`]).
 fn returned_content(
     object: &boa_engine::JsObject,
+    budget: &mut JsonBudget,
     context: &mut Context,
-) -> Result<ReturnedContent, String> {
-    let mut as_json = |key: boa_engine::JsString| -> Result<Option<serde_json::Value>, String> {
-        let value = object.get(key.clone(), context).unwrap_or_default();
+) -> Result<ReturnedContent, Unusable> {
+    let mut as_json = |key: &'static str| -> Result<Option<serde_json::Value>, Unusable> {
+        let value = object
+            .get(boa_engine::JsString::from(key), context)
+            .unwrap_or_default();
         if value.is_undefined() || value.is_null() {
             return Ok(None);
         }
-        value.to_json(context).map_err(|error| {
-            format!(
-                "an object whose `{}` cannot be read as JSON ({error})",
-                key.to_std_string_escaped()
-            )
+        to_json(&value, budget, context).map_err(|error| {
+            if error.is_limit() {
+                Unusable::Limit(key, error)
+            } else {
+                Unusable::Wrong(format!(
+                    "an object whose `{key}` cannot be read as JSON (it {error})"
+                ))
+            }
         })
     };
-    let blocks = match as_json(js_string!("content"))? {
+    let blocks = match as_json("content")? {
         None => Vec::new(),
         Some(serde_json::Value::Array(items)) => items
             .iter()
             .enumerate()
             .map(|(index, item)| {
-                ContentBlock::from_mcp_json(item)
-                    .map_err(|why| format!("an object whose `content[{index}]` is wrong: {why}"))
+                ContentBlock::from_mcp_json(item).map_err(|why| {
+                    Unusable::Wrong(format!(
+                        "an object whose `content[{index}]` is wrong: {why}"
+                    ))
+                })
             })
             .collect::<Result<_, _>>()?,
-        Some(_) => return Err("an object whose `content` is not an array".into()),
+        Some(_) => {
+            return Err(Unusable::Wrong(
+                "an object whose `content` is not an array".into(),
+            ));
+        }
     };
-    let structured = match as_json(js_string!("structuredContent"))? {
+    let structured = match as_json("structuredContent")? {
         None => None,
         Some(value @ serde_json::Value::Object(_)) => Some(value),
         Some(_) => {
-            return Err("an object whose `structuredContent` is not a plain object".into());
+            return Err(Unusable::Wrong(
+                "an object whose `structuredContent` is not a plain object".into(),
+            ));
         }
     };
     Ok(ReturnedContent { blocks, structured })

@@ -11,6 +11,8 @@
 
 mod natives;
 mod subtle;
+/// The pool that runs long crypto work: its per-extension share and cancellation.
+pub(crate) use subtle::blocking as crypto_jobs;
 mod text_decoder;
 mod url_search_params;
 

@@ -8,7 +8,7 @@
 //! extension's JS thread goes on and its call's time limit still applies.
 
 mod aes;
-mod blocking;
+pub(crate) mod blocking;
 mod ecdsa;
 mod ed25519;
 mod error;

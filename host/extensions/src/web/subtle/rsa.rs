@@ -49,7 +49,12 @@ impl std::fmt::Display for NoRandomness {
 
 impl std::error::Error for NoRandomness {}
 
+/// Random bytes, or an error once the generating job is cancelled: key generation asks for
+/// them at every prime candidate, so a generation whose call ended stops there.
 fn fill(bytes: &mut [u8]) -> Result<(), NoRandomness> {
+    if super::blocking::cancelled() {
+        return Err(NoRandomness);
+    }
     getrandom::fill(bytes).map_err(|_| NoRandomness)
 }
 
@@ -313,8 +318,13 @@ pub fn generate(params: &Params, extractable: bool, usages: &[Usage]) -> CryptoR
         )));
     }
     let exponent = public_exponent(params.public_exponent.as_deref().unwrap_or_default())?;
-    let private = PrivateKey::new_with_exp(&mut OsRandom, bits, exponent)
-        .map_err(|error| operation(format!("could not generate the key: {error}")))?;
+    let private = PrivateKey::new_with_exp(&mut OsRandom, bits, exponent).map_err(|error| {
+        if super::blocking::cancelled() {
+            super::blocking::cancelled_error()
+        } else {
+            operation(format!("could not generate the key: {error}"))
+        }
+    })?;
     let public = private.to_public_key();
     Ok(Generated::Pair {
         public: make_key(

@@ -38,8 +38,7 @@ mod terminal_elicitor;
 
 pub use admission::{
     digest_for_trust, digest_for_written, effective_entry, effective_launch, server_admission,
-    start_dir,
-    user_start_dir,
+    start_dir, user_start_dir,
 };
 pub use child_env::{INHERITED_VARIABLES, is_inherited, minimal_environment};
 pub use config::{

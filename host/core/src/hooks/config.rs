@@ -668,6 +668,7 @@ fn read_handler(
     layer: Layer,
 ) -> Result<HookDefinition, String> {
     let object = handler.as_object().ok_or("a handler must be an object")?;
+    super::definition_text::refuse_hidden(handler, &[("matcher", matcher.text())])?;
     if let Some(other @ ("prompt" | "agent" | "mcp_tool")) =
         object.get("type").and_then(Value::as_str)
     {

@@ -23,12 +23,15 @@
 
 mod admission;
 mod config;
+pub(crate) mod definition_text;
 mod engine;
 mod http;
 mod last_result;
 mod matcher;
 mod output;
 pub mod process;
+#[cfg(target_os = "linux")]
+mod reaper;
 
 pub use admission::{
     HookTrustError, current_hook_digest, review_user_hooks, trust_hook, untrust_hook,

@@ -232,6 +232,8 @@ fn parse_definition(
     let Some(object) = raw.as_object() else {
         return Err("a server definition must be an object".into());
     };
+    // Nothing hidden in what is reviewed: `mcp get` would show a different server than runs.
+    crate::hooks::definition_text::refuse_hidden(raw, &[])?;
     let expanded = |text: &str| expand(text, env).map_err(|error: ExpandError| error.to_string());
     let string_map = |key: &str| -> Result<BTreeMap<String, String>, String> {
         match object.get(key) {

@@ -238,3 +238,229 @@ fn a_local_file_the_repository_committed_gets_no_token_and_no_record() {
         .collect();
     assert_eq!(local, ["D\t.earshot/settings.local.json"], "{staged}");
 }
+
+/// Runs git in `dir` (a repository the test made beside or inside the project).
+fn git_in(dir: &std::path::Path, args: &[&str]) -> String {
+    let output = std::process::Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(["-c", "user.email=t@example.com", "-c", "user.name=t"])
+        .args(["-c", "protocol.file.allow=always"])
+        .args(args)
+        .output()
+        .expect("git runs");
+    assert!(
+        output.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+/// Every file under `dir` (but `.git` folders) with its bytes, to prove nothing was written.
+fn snapshot(dir: &std::path::Path) -> Vec<(std::path::PathBuf, Vec<u8>)> {
+    let mut files = Vec::new();
+    let mut pending = vec![dir.to_path_buf()];
+    while let Some(folder) = pending.pop() {
+        for entry in std::fs::read_dir(&folder).unwrap() {
+            let entry = entry.unwrap();
+            let path = entry.path();
+            let kind = entry.file_type().unwrap();
+            if kind.is_dir() && entry.file_name() != ".git" {
+                pending.push(path);
+            } else if kind.is_file() {
+                files.push((path.clone(), std::fs::read(&path).unwrap()));
+            }
+        }
+    }
+    files.sort();
+    files
+}
+
+/// `mcp add -s local --env TOKEN=hunter2` is refused in one line holding `expected`, the
+/// token is in no file, and no file in the project changed (nor was one added).
+fn assert_refused_and_nothing_written(sandbox: &Sandbox, case: &str, expected: &[&str]) {
+    let before = snapshot(&sandbox.project());
+    let (code, _, stderr) = add_local_server_with_token(sandbox);
+    assert_eq!(code, 1, "{case}: {stderr}");
+    assert_eq!(
+        stderr.trim().lines().count(),
+        1,
+        "{case}: one line: {stderr}"
+    );
+    for part in expected {
+        assert!(stderr.contains(part), "{case}: {part:?} in {stderr}");
+    }
+    let after = snapshot(&sandbox.project());
+    assert_eq!(
+        before.iter().map(|(path, _)| path).collect::<Vec<_>>(),
+        after.iter().map(|(path, _)| path).collect::<Vec<_>>(),
+        "{case}: no file was added or removed"
+    );
+    assert!(before == after, "{case}: a file changed");
+    assert!(
+        after
+            .iter()
+            .all(|(_, bytes)| !String::from_utf8_lossy(bytes).contains("hunter2")),
+        "{case}: the token was written"
+    );
+}
+
+/// A fresh project repository in the object format given, the local file committed in it.
+fn sandbox_committing_the_local_file(format: &str) -> Sandbox {
+    let sandbox = Sandbox::new();
+    std::fs::remove_dir_all(sandbox.project().join(".git")).unwrap();
+    sandbox.git(&["init", "-q", "--object-format", format, "."]);
+    sandbox.write(".earshot/settings.local.json", "{}\n");
+    sandbox.write("README", "the repository\n");
+    sandbox.git(&["add", "-A"]);
+    sandbox.git(&["commit", "-q", "-m", "ships its local file"]);
+    sandbox
+}
+
+#[test]
+fn a_committed_local_file_is_seen_in_sha256_repositories_and_every_index_layout() {
+    for format in ["sha1", "sha256"] {
+        for layout in ["2", "3", "4", "split"] {
+            let case = format!("{format}, index {layout}");
+            let sandbox = sandbox_committing_the_local_file(format);
+            match layout {
+                "split" => sandbox.git(&["update-index", "--split-index"]),
+                version => sandbox.git(&["update-index", "--index-version", version]),
+            }
+            assert_refused_and_nothing_written(
+                &sandbox,
+                &case,
+                &[
+                    "is tracked by git",
+                    "rm --cached .earshot/settings.local.json",
+                    "nothing was written",
+                ],
+            );
+            // Untracked (the user's copy stays), the same command writes it, ignored by git.
+            sandbox.git(&["rm", "-q", "--cached", ".earshot/settings.local.json"]);
+            let (code, _, stderr) = add_local_server_with_token(&sandbox);
+            assert_eq!(code, 0, "{case}: {stderr}");
+            let (ignored, _) = git_output(
+                &sandbox,
+                &[
+                    "check-ignore",
+                    "-q",
+                    "--no-index",
+                    ".earshot/settings.local.json",
+                ],
+            );
+            assert!(ignored, "{case}: git ignores the local file");
+        }
+    }
+}
+
+#[test]
+fn a_sha256_repository_that_tracks_nothing_of_earshots_gets_the_token_kept_out_of_git() {
+    let sandbox = Sandbox::new();
+    std::fs::remove_dir_all(sandbox.project().join(".git")).unwrap();
+    sandbox.git(&["init", "-q", "--object-format", "sha256", "."]);
+    sandbox.write("README", "the repository\n");
+    sandbox.git(&["add", "-A"]);
+    sandbox.git(&["commit", "-q", "-m", "x"]);
+    let (code, _, stderr) = add_local_server_with_token(&sandbox);
+    assert_eq!(code, 0, "{stderr}");
+    sandbox.write(".earshot/.settings-x1y2.tmp", "TOKEN=hunter2");
+    assert_kept_out_of_git(&sandbox, "sha256", ".earshot/.gitignore", "");
+}
+
+#[test]
+fn an_earshot_folder_that_is_a_submodule_or_a_nested_repository_is_checked_where_it_is_committed() {
+    for setup in ["submodule", "nested repository", "nested sha256 repository"] {
+        let sandbox = Sandbox::new();
+        let earshot = sandbox.project().join(".earshot");
+        std::fs::remove_dir_all(&earshot).unwrap();
+        match setup {
+            "submodule" => {
+                let upstream = sandbox.dir.path().join("upstream");
+                std::fs::create_dir_all(&upstream).unwrap();
+                git_in(&upstream, &["init", "-q", "."]);
+                std::fs::write(upstream.join("settings.local.json"), "{}\n").unwrap();
+                git_in(&upstream, &["add", "-A"]);
+                git_in(&upstream, &["commit", "-q", "-m", "the shared settings"]);
+                git_in(
+                    &sandbox.project(),
+                    &[
+                        "submodule",
+                        "add",
+                        "-q",
+                        upstream.to_str().unwrap(),
+                        ".earshot",
+                    ],
+                );
+                git_in(&sandbox.project(), &["commit", "-q", "-m", "the submodule"]);
+                assert!(
+                    earshot.join(".git").is_file(),
+                    "a submodule's .git is a file"
+                );
+            }
+            _ => {
+                std::fs::create_dir_all(&earshot).unwrap();
+                let format = if setup.contains("sha256") {
+                    "sha256"
+                } else {
+                    "sha1"
+                };
+                git_in(&earshot, &["init", "-q", "--object-format", format, "."]);
+                std::fs::write(earshot.join("settings.local.json"), "{}\n").unwrap();
+                git_in(&earshot, &["add", "-A"]);
+                git_in(&earshot, &["commit", "-q", "-m", "nested"]);
+            }
+        }
+        assert_refused_and_nothing_written(
+            &sandbox,
+            setup,
+            &[
+                "is tracked by git",
+                "rm --cached settings.local.json",
+                &earshot.display().to_string(),
+            ],
+        );
+        assert_eq!(git_in(&earshot, &["status", "--porcelain"]), "", "{setup}");
+    }
+}
+
+#[test]
+fn an_index_earshot_cannot_read_means_it_may_be_tracked_and_nothing_is_written() {
+    for (case, bytes) in [
+        ("a future index version", &b"DIRC\0\0\0\x09\0\0\0\0"[..]),
+        ("a damaged index", b"DIRC\0\0\0\x02\0\0\0\x05garbage"),
+        ("not an index", b"something else"),
+    ] {
+        let sandbox = Sandbox::new();
+        sandbox.write("README", "x\n");
+        sandbox.git(&["add", "-A"]);
+        sandbox.git(&["commit", "-q", "-m", "x"]);
+        std::fs::write(sandbox.project().join(".git/index"), bytes).unwrap();
+        assert_refused_and_nothing_written(
+            &sandbox,
+            case,
+            &[
+                "may be tracked by git",
+                "cannot read the index",
+                "-s user",
+                "nothing was written",
+            ],
+        );
+        // Nor is a trust record written there.
+        let (code, _, stderr) = sandbox.run(&["permissions", "allow", "Mcp(x__y)"]);
+        assert_eq!(code, 1, "{case}: {stderr}");
+        assert!(
+            !sandbox
+                .project()
+                .join(".earshot/settings.local.json")
+                .exists(),
+            "{case}"
+        );
+    }
+    // A `.git` file naming a git dir that is not there.
+    let sandbox = Sandbox::new();
+    std::fs::remove_dir_all(sandbox.project().join(".git")).unwrap();
+    sandbox.write(".git", "gitdir: ../nowhere\n");
+    assert_refused_and_nothing_written(&sandbox, "a gitfile to nowhere", &["may be tracked"]);
+}

@@ -18,6 +18,7 @@ use std::path::{Path, PathBuf};
 use ignore::Match;
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
 
+use super::git_index::Tracked;
 use super::no_links::{NoLinkError, read_text_no_follow, refuse_links_below};
 use super::project::ProjectPaths;
 
@@ -66,13 +67,29 @@ pub enum IgnoreError {
     },
     /// Git tracks the file (the repository committed it), so no ignore line applies to it.
     #[error(
-        "{path} is tracked by git (the repository committed it), so git would commit what earshot writes there; nothing was written: run `git rm --cached {relative}` (your copy stays), then run the command again"
+        "{path} is tracked by git (the repository at {repository} committed it), so git would commit what earshot writes there; nothing was written: run `{untrack}` (your copy stays), then run the command again"
     )]
     Tracked {
         /// The file.
         path: PathBuf,
+        /// The repository that tracks it (the one holding `.earshot/`, or one above it).
+        repository: PathBuf,
         /// Its path from the repository's top.
         relative: String,
+        /// The git command that untracks it, run from the project root.
+        untrack: String,
+    },
+    /// A repository's index could not be read, so git may track the file: nothing is written.
+    #[error(
+        "{path} may be tracked by git: earshot cannot read the index {index} ({why}), so git could commit what earshot writes there; nothing was written: keep secrets out of this project (`earshot mcp add -s user`, or a ${{VAR}} reference instead of the value), or have git rewrite the index (`git update-index --index-version 2`) and run the command again"
+    )]
+    MaybeTracked {
+        /// The file earshot would write.
+        path: PathBuf,
+        /// The index (or `.git` file) that could not be read.
+        index: PathBuf,
+        /// Why.
+        why: String,
     },
     /// After writing, git would still not ignore one of the files.
     #[error(
@@ -104,23 +121,49 @@ impl From<NoLinkError> for IgnoreError {
 ///
 /// # Errors
 /// [`IgnoreError::Link`] when `.earshot/` or its `.gitignore` is a link, [`IgnoreError::Io`] when
-/// it cannot be written, [`IgnoreError::Tracked`] when the repository committed one of the files,
+/// it cannot be written, [`IgnoreError::Tracked`] when a repository holding `.earshot/` committed one of the files,
+/// [`IgnoreError::MaybeTracked`] when one's index cannot be read,
 /// [`IgnoreError::NotIgnored`] when git would still not ignore one.
 pub fn ensure_local_files_ignored(project: &ProjectPaths) -> Result<(), IgnoreError> {
     let path = project.earshot_dir().join(".gitignore");
     refuse_links_below(&project.root, &path)?;
-    let top = repository_top(&project.root);
-    for name in CHECKED {
-        let file = project.earshot_dir().join(name);
-        let relative = file
-            .strip_prefix(top)
-            .map(|rest| rest.to_string_lossy().replace('\\', "/"))
-            .unwrap_or_default();
-        if super::git_index::tracks(top, &relative) {
-            return Err(IgnoreError::Tracked {
-                path: file,
-                relative,
-            });
+    // Every repository `.earshot/` sits in, the nearest (the one that holds it: a submodule's
+    // or a nested repository's) first: a file any of them tracks is one git would commit.
+    let earshot_dir = project.earshot_dir();
+    for top in earshot_dir
+        .ancestors()
+        .filter(|dir| std::fs::symlink_metadata(dir.join(".git")).is_ok())
+    {
+        let relative_of = |name: &str| {
+            earshot_dir
+                .join(name)
+                .strip_prefix(top)
+                .map(|rest| rest.to_string_lossy().replace('\\', "/"))
+                .unwrap_or_default()
+        };
+        let relatives: Vec<String> = CHECKED.iter().map(|name| relative_of(name)).collect();
+        match super::git_index::tracked(top, &relatives) {
+            Tracked::No => {}
+            Tracked::Yes(relative) => {
+                let untrack = if top == project.root {
+                    format!("git rm --cached {relative}")
+                } else {
+                    format!("git -C {} rm --cached {relative}", top.display())
+                };
+                return Err(IgnoreError::Tracked {
+                    path: top.join(&relative),
+                    repository: top.to_path_buf(),
+                    relative,
+                    untrack,
+                });
+            }
+            Tracked::Unknown { index, why } => {
+                return Err(IgnoreError::MaybeTracked {
+                    path: project.local_settings(),
+                    index,
+                    why,
+                });
+            }
         }
     }
     let existing = read_text_no_follow(&path, MAX_IGNORE_BYTES)?;
@@ -179,15 +222,18 @@ fn write_atomically(path: &Path, text: &str) -> Result<(), IgnoreError> {
 }
 
 /// Why git would not ignore `file` (under `root`), or `None` when it would. Git's rules: the
-/// `.gitignore` files from the repository's top (the nearest folder with `.git` at or above
-/// `root`) down to the file's folder apply, a deeper file's match overrides a shallower one's,
+/// `.gitignore` files from the repository's top (the nearest folder with `.git` at or above the
+/// file's folder: a submodule or nested repository holding it) down to the file's folder apply, a deeper file's match overrides a shallower one's,
 /// the last matching line of a file wins, and nothing below an ignored folder is re-included.
 /// A `.gitignore` that is a symbolic link counts as absent, as git (2.32 and later) treats it.
 ///
 /// # Errors
 /// [`IgnoreError::Io`] when an ignore file cannot be read.
 pub fn not_ignored_because(root: &Path, file: &Path) -> Result<Option<String>, IgnoreError> {
-    let top = repository_top(root);
+    let top = file
+        .parent()
+        .and_then(repository_holding)
+        .unwrap_or_else(|| repository_top(root));
     let folders: Vec<&Path> = file
         .ancestors()
         .skip(1)
@@ -211,11 +257,15 @@ pub fn not_ignored_because(root: &Path, file: &Path) -> Result<Option<String>, I
     })
 }
 
-/// The repository's top: the nearest folder with `.git` at or above `root`, else `root`.
-fn repository_top(root: &Path) -> &Path {
-    root.ancestors()
+/// The repository's top: the nearest folder with `.git` at or above `dir`, else `dir`.
+fn repository_top(dir: &Path) -> &Path {
+    repository_holding(dir).unwrap_or(dir)
+}
+
+/// The nearest folder with `.git` at or above `dir`.
+fn repository_holding(dir: &Path) -> Option<&Path> {
+    dir.ancestors()
         .find(|dir| std::fs::symlink_metadata(dir.join(".git")).is_ok())
-        .unwrap_or(root)
 }
 
 enum Decision {

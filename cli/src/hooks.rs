@@ -15,8 +15,17 @@ use earshot_host::hooks::{
 };
 use earshot_host::mcp::ServerDigest;
 use earshot_host::settings::Layer;
+use earshot_host::skills::catalogue::visible;
 
 use super::{CommandResult, Context, Failure, exit, output};
+
+/// `text` for the review: every invisible or control character, newline and tab included, as
+/// `⟦U+XXXX⟧`, on one line.
+fn shown(text: &str) -> String {
+    visible(text)
+        .replace('\n', "⟦U+000A⟧")
+        .replace('\t', "⟦U+0009⟧")
+}
 
 #[derive(Debug, Subcommand)]
 pub(crate) enum HooksCommand {
@@ -249,9 +258,11 @@ fn list(context: &Context, as_json: bool) -> CommandResult {
     let table: Vec<Vec<String>> = rows
         .iter()
         .map(|(definition, state, last)| {
+            // What runs, every character of it: an invisible or control character, a newline or
+            // a tab is shown as `⟦U+XXXX⟧`, never dropped or turned into a space.
             let matcher = match definition.matcher.text() {
                 "" => "*".to_string(),
-                text => text.to_string(),
+                text => shown(text),
             };
             let form = match definition.form() {
                 "shell" => "shell string",
@@ -265,7 +276,7 @@ fn list(context: &Context, as_json: bool) -> CommandResult {
                 } else {
                     "-".into()
                 },
-                format!("{form}: {}", definition.shown_command()),
+                format!("{form}: {}", shown(&definition.shown_command())),
                 definition.layer.as_str().to_string(),
                 state.clone(),
                 last.clone(),

@@ -15,6 +15,7 @@ use earshot_host::names::SourceKind;
 #[cfg(feature = "mcp")]
 use earshot_host::sandbox::ComponentCache;
 use earshot_host::settings::Layer;
+use earshot_host::skills::catalogue::visible;
 use earshot_host::trust::{record_trust_parts, remove_trust};
 
 use super::mcp_servers::{ScopeArg, TransportArg, connect, find, servers};
@@ -432,7 +433,11 @@ async fn get(context: &Context, name: &str, as_json: bool) -> CommandResult {
     ));
     output::out(&format!(
         "  definition: {}",
-        sanitise_for_terminal(&serde_json::to_string(&definition).expect("JSON"), 4_000)
+        // Every character shown: an invisible or control one as `⟦U+XXXX⟧`, never dropped.
+        sanitise_for_terminal(
+            &visible(&serde_json::to_string(&definition).expect("JSON")),
+            4_000
+        )
     ));
     for warning in &status.warnings {
         output::warning_line(&format!("server \"{name}\" {warning}"));

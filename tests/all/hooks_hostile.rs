@@ -243,3 +243,141 @@ fn a_repository_cannot_name_the_users_secrets_for_an_http_hook_or_switch_off_the
         "the user's hook was switched off"
     );
 }
+
+/// The characters a definition may not hold, one of each kind: zero-width space, right-to-left
+/// override, left-to-right isolate, a C0 control (BEL), a C1 control (NEL).
+const HIDDEN: [char; 5] = ['\u{200b}', '\u{202e}', '\u{2066}', '\u{7}', '\u{85}'];
+
+/// `hooks run EVENT` with `input` as the event's JSON; (exit code, stdout, stderr).
+fn run_by_hand(
+    sandbox: &crate::common::Sandbox,
+    event: &str,
+    input: Value,
+) -> (i32, String, String) {
+    let file = sandbox.dir.path().join("input.json");
+    std::fs::write(&file, input.to_string()).unwrap();
+    sandbox.run(&["hooks", "run", event, "--input", file.to_str().unwrap()])
+}
+
+#[test]
+fn a_hook_definition_with_a_hidden_or_control_character_is_refused_in_every_layer_and_shown() {
+    for layer in ["user", "project", "local"] {
+        for c in HIDDEN {
+            let case = format!("{layer}, U+{:04X}", c as u32);
+            let marker = format!("⟦U+{:04X}⟧", c as u32);
+            let sandbox = crate::common::Sandbox::new();
+            let ran = sandbox.dir.path().join("ran");
+            std::fs::create_dir_all(&ran).unwrap();
+            let clean = format!("clean-{layer}");
+            let hidden = format!("check-{layer}");
+            let handlers = json!([
+                {"command": "touch", "args": [ran.join(&clean)], "name": clean},
+                {"command": "touch", "args": [format!("{}{c}", ran.join(&hidden).display())], "name": hidden},
+            ]);
+            let settings = json!({"hooks": {"PostToolUse": [{"matcher": "*", "hooks": handlers}]}});
+            match layer {
+                "user" => sandbox.user_settings(settings),
+                "project" => sandbox.write(".earshot/settings.json", settings.to_string()),
+                _ => sandbox.write(".earshot/settings.local.json", settings.to_string()),
+            }
+            if layer != "user" {
+                let (code, _, stderr) = sandbox.run(&["hooks", "trust", &clean]);
+                assert_eq!(code, 0, "{case}: {stderr}");
+                // The refused one cannot be trusted: it is not a hook earshot would run.
+                let (code, _, stderr) = sandbox.run(&["hooks", "trust", &hidden]);
+                assert_ne!(code, 0, "{case}: trusted: {stderr}");
+            }
+            let (code, stdout, stderr) = sandbox.run(&["hooks", "list"]);
+            assert_eq!(code, 0, "{case}: {stderr}");
+            assert!(
+                stderr
+                    .lines()
+                    .any(|line| line.contains("hooks.PostToolUse[0].hooks[1]")
+                        && line.contains(&format!("{hidden}{marker}"))
+                        && line.contains("it never runs")),
+                "{case}: one line names the entry and shows the character: {stderr}"
+            );
+            assert!(
+                !stderr.contains(c) && !stdout.contains(c),
+                "{case}: shown raw"
+            );
+            assert!(stdout.contains(&clean), "{case}: {stdout}");
+            assert!(
+                !stdout.contains(&hidden),
+                "{case}: listed as a hook: {stdout}"
+            );
+            let (code, _, stderr) = run_by_hand(
+                &sandbox,
+                "PostToolUse",
+                json!({"tool_name": "x", "tool_input": {}}),
+            );
+            assert_eq!(code, 0, "{case}: {stderr}");
+            let ran: Vec<String> = std::fs::read_dir(&ran)
+                .unwrap()
+                .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+                .collect();
+            assert_eq!(
+                ran,
+                std::slice::from_ref(&clean),
+                "{case}: only the clean hook ran"
+            );
+        }
+    }
+}
+
+/// A shell hook that starts `setsid sh -c '…'` (a new session: out of the hook's process group),
+/// records the new session's shell and its `sleep`, then `tail` runs: `answer` or sleeping on.
+fn session_leaving_hook(
+    dir: &std::path::Path,
+    tail: &str,
+) -> (Value, std::path::PathBuf, std::path::PathBuf) {
+    let pids = dir.join("pids");
+    let marker = dir.join("marker");
+    let script = format!(
+        "setsid sh -c 'echo $$ >> {pids}; sleep 3 & echo $! >> {pids}; wait; touch {marker}' </dev/null >/dev/null 2>&1 & \
+         while [ \"$(cat {pids} 2>/dev/null | wc -l)\" -lt 2 ]; do sleep 0.05; done; {tail}",
+        pids = pids.display(),
+        marker = marker.display(),
+    );
+    (json!({"command": script, "name": "escaper"}), pids, marker)
+}
+
+#[test]
+fn nothing_a_hook_starts_outlives_it_a_new_session_included() {
+    for (case, tail, timeout) in [
+        ("it exits", "echo '{}'", 30),
+        ("it times out", "sleep 60", 1),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let (mut hook, pids, marker) = session_leaving_hook(dir.path(), tail);
+        hook["timeout"] = json!(timeout);
+        let sandbox = crate::common::Sandbox::new();
+        sandbox
+            .user_settings(json!({"hooks": {"PostToolUse": [{"matcher": "*", "hooks": [hook]}]}}));
+        let (code, stdout, stderr) = run_by_hand(
+            &sandbox,
+            "PostToolUse",
+            json!({"tool_name": "x", "tool_input": {}}),
+        );
+        if timeout == 1 {
+            assert!(
+                format!("{stdout}{stderr}").contains("did not finish within 1s"),
+                "{case}: {stdout}{stderr}"
+            );
+        } else {
+            assert_eq!(code, 0, "{case}: {stdout}{stderr}");
+        }
+        let pids: Vec<u32> = std::fs::read_to_string(&pids)
+            .unwrap()
+            .lines()
+            .map(|line| line.trim().parse().unwrap())
+            .collect();
+        assert_eq!(pids.len(), 2, "{case}");
+        // Ended by the time the hook's run returned, not some time later.
+        for pid in &pids {
+            assert!(!alive(*pid), "{case}: {pid} outlived the hook");
+        }
+        std::thread::sleep(Duration::from_secs(4));
+        assert!(!marker.exists(), "{case}: the new session's shell ran on");
+    }
+}

@@ -760,3 +760,113 @@ fn add_json_refuses_what_is_not_a_definition_and_never_overwrites_an_unparseable
         "an unparseable file is never overwritten"
     );
 }
+
+#[test]
+fn a_server_definition_with_a_hidden_or_control_character_is_refused_in_every_layer_and_shown() {
+    let hidden = ['\u{200b}', '\u{202e}', '\u{2066}', '\u{7}', '\u{85}'];
+    for layer in ["user", "project", "local"] {
+        for (index, c) in hidden.iter().enumerate() {
+            let marker = format!("⟦U+{:04X}⟧", *c as u32);
+            // One field each time: command, an argument, an env value, an env name, a URL.
+            let (field, bad) = match index {
+                0 => (
+                    "command",
+                    json!({"command": format!("python3{c}"), "args": ["x.py"]}),
+                ),
+                1 => (
+                    "args",
+                    json!({"command": "python3", "args": [format!("check{c}.py")]}),
+                ),
+                2 => (
+                    "env",
+                    json!({"command": "python3", "env": {"MODE": format!("a{c}b")}}),
+                ),
+                3 => (
+                    "env",
+                    json!({"command": "python3", "env": {format!("MO{c}DE"): "a"}}),
+                ),
+                _ => (
+                    "url",
+                    json!({"type": "http", "url": format!("https://example.com/{c}mcp")}),
+                ),
+            };
+            let case = format!("{layer}, {field}, U+{:04X}", *c as u32);
+            let sandbox = Sandbox::new();
+            let settings = json!({"mcpServers": {
+                "clean": fixture_server("thirty_tools.py", &["--count", "2"]),
+                "bad": bad,
+            }});
+            match layer {
+                "user" => sandbox.user_settings(settings),
+                "project" => sandbox.write(".earshot/settings.json", settings.to_string()),
+                _ => sandbox.write(".earshot/settings.local.json", settings.to_string()),
+            }
+            if layer != "user" {
+                let (code, _, stderr) = sandbox.run(&["mcp", "trust", "clean"]);
+                assert_eq!(code, 0, "{case}: {stderr}");
+                let (code, _, stderr) = sandbox.run(&["mcp", "trust", "bad"]);
+                assert_ne!(code, 0, "{case}: trusted: {stderr}");
+            }
+            let servers = mcp_list(&sandbox);
+            let reason = server(&servers, "bad")["reason"]
+                .as_str()
+                .unwrap()
+                .to_string();
+            assert!(
+                reason.contains(&format!("\"{field}\"")) && reason.contains(&marker),
+                "{case}: {reason}"
+            );
+            assert!(!reason.contains(*c), "{case}: {reason:?}");
+            assert_eq!(server(&servers, "clean")["state"], "connected", "{case}");
+            let (_, stdout, stderr) = sandbox.run(&["mcp", "get", "bad"]);
+            assert!(
+                stdout.contains(&marker),
+                "{case}: mcp get: {stdout}{stderr}"
+            );
+            assert!(
+                !stdout.contains(*c) && !stderr.contains(*c),
+                "{case}: shown raw"
+            );
+            assert_eq!(
+                model_tool_names(&sandbox),
+                ["clean__create_issue", "clean__search_issues"],
+                "{case}"
+            );
+        }
+    }
+}
+
+#[test]
+fn mcp_add_refuses_a_hidden_character_before_writing_anything() {
+    let sandbox = Sandbox::new();
+    for scope in ["user", "project", "local"] {
+        let (code, _, stderr) = sandbox.run(&[
+            "mcp",
+            "add",
+            "-s",
+            scope,
+            "--env",
+            "MODE=a\u{202e}b",
+            "tricky",
+            "--",
+            "python3",
+            "check\u{200b}.py",
+        ]);
+        assert_eq!(code, 2, "{scope}: {stderr}");
+        assert_eq!(stderr.trim().lines().count(), 1, "{scope}: {stderr}");
+        assert!(
+            stderr.contains("server \"tricky\" was not added")
+                && (stderr.contains("⟦U+200B⟧") || stderr.contains("⟦U+202E⟧"))
+                && stderr.contains("nothing was written"),
+            "{scope}: {stderr}"
+        );
+    }
+    assert!(!sandbox.config().join("settings.json").exists());
+    assert!(!sandbox.project().join(".earshot/settings.json").exists());
+    assert!(
+        !sandbox
+            .project()
+            .join(".earshot/settings.local.json")
+            .exists()
+    );
+}

@@ -47,11 +47,11 @@ pub(crate) enum HooksCommand {
         /// cover can change without lapsing the trust.
         #[arg(long)]
         partial: bool,
-    },
         /// Alone (after the name): print the digest and what it binds, and trust nothing. With
         /// a value: trust it only if its digest is still this one; with one name only.
         #[arg(long, value_name = "DIGEST", num_args = 0..=1, default_missing_value = "")]
         digest: Option<String>,
+    },
     /// Remove the trust record of a project hook.
     Untrust {
         /// The hooks' names.
@@ -103,7 +103,6 @@ pub(crate) async fn run(context: &Context, command: HooksCommand) -> CommandResu
     }
 }
 
-/// Whether a hook runs, and if not why.
 /// `hooks trust`: print the digest (`--digest` alone), or trust each name (pinned to a digest
 /// with `--digest VALUE`), saying what it bound.
 fn trust(
@@ -173,6 +172,7 @@ pub(crate) fn bound_lines(digest: &ServerDigest) -> Vec<String> {
     lines
 }
 
+/// Whether a hook runs, and if not why.
 fn state_of(context: &Context, set: &HookSet, definition: &HookDefinition) -> String {
     if let Some(file) = &set.disabled_by {
         return format!("off: disableAllHooks in {}", file.display());
@@ -305,6 +305,9 @@ fn tool_of(context: &Context, name: &str, input: &Value) -> HookTool {
     if name == earshot_host::mcp::READ_RESOURCE_TOOL {
         return HookTool::read_resource(input);
     }
+    if name == earshot_host::skills::SKILL_TOOL_NAME {
+        return earshot_host::skills::tool::hook_tool(input);
+    }
     let source = name.split_once("__").map(|(source, _)| source);
     let keyword = source.and_then(|source| {
         if earshot_host::mcp::read_servers(&context.settings, &Context::env)
@@ -381,9 +384,6 @@ async fn fire(context: &Context, event: &str, input: &PathBuf, as_json: bool) ->
             .ok_or_else(|| Failure::new("a PreToolUse input needs \"tool_name\""))?;
         let input = fields.get("tool_input").cloned().unwrap_or(json!({}));
         let tool = tool_of(context, name, &input);
-    if name == earshot_host::skills::SKILL_TOOL_NAME {
-        return earshot_host::skills::tool::hook_tool(input);
-    }
         let gate = fields.get("gate").cloned().unwrap_or(Value::Null);
         let pre = engine.pre_tool_use(&tool, input, gate).await;
         (pre.report, pre.updated_input)

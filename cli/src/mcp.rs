@@ -487,12 +487,12 @@ fn trust(context: &Context, name: &str, partial: bool) -> CommandResult {
     output::out(&format!(
         "trusted server \"{name}\" as defined now; a change to its definition or to a project file it names lapses the trust"
     ));
+    super::hooks::print_bound(&digest);
     Ok(exit::OK)
 }
 
 fn untrust(context: &Context, name: &str) -> CommandResult {
     let removed = remove_trust(&context.settings, SourceKind::Mcp, name)
-    super::hooks::print_bound(&digest);
         .map_err(|error| Failure::new(error.to_string()))?;
     if removed {
         output::out(&format!(

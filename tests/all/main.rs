@@ -34,10 +34,10 @@ mod hooks;
 mod hooks_consumers;
 #[cfg(feature = "js")]
 mod hooks_hostile;
-#[cfg(feature = "js")]
-mod hooks_trust;
 #[cfg(feature = "mcp")]
 mod hooks_results;
+#[cfg(feature = "js")]
+mod hooks_trust;
 mod hostile_guests;
 mod hostile_repository;
 mod jco_host;
@@ -79,12 +79,12 @@ mod schema_validator;
 mod schema_validator_suite;
 mod server_digest;
 mod settings;
+#[cfg(feature = "js")]
+mod settings_guards;
 mod skills;
 mod skills_consumers;
 mod skills_hostile;
 mod slash_commands;
-#[cfg(feature = "js")]
-mod settings_guards;
 mod tools_call_cli;
 mod trust;
 mod trust_snapshot;

@@ -95,6 +95,10 @@ pub struct Host {
 struct LateStart {
     start: McpStart,
     env: EnvLookup,
+    #[cfg_attr(
+        not(feature = "mcp"),
+        expect(dead_code, reason = "only a build with the MCP client starts a server late")
+    )]
     options: McpOptions,
     /// Each server started during the session, by name (one session of its own each).
     started: tokio::sync::Mutex<BTreeMap<String, Arc<McpServers>>>,

@@ -22,7 +22,7 @@ fn host() -> (Sandbox, TestHost) {
     }
     std::fs::write(
         sandbox.config().join("settings.json"),
-        r#"{"extensions": {"callTimeoutSeconds": 300}}"#,
+        r#"{"extensions": {"callTimeoutSeconds": 1200}}"#,
     )
     .unwrap();
     let host = sandbox.host();

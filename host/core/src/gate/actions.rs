@@ -150,7 +150,7 @@ impl<'a> Action<'a> {
 
     /// The effect when no rule matches: a command asks; a read inside the project that the
     /// user's own command names, and a skill (it only adds text), are allowed, except a read of
-    /// one of the user's own files ([`is_private_path`]), which asks.
+    /// one of the user's own files (`is_private_path`), which asks.
     pub fn default_effect(&self) -> Effect {
         match self {
             Action::Bash(_) => Effect::Ask,

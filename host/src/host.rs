@@ -97,7 +97,10 @@ struct LateStart {
     env: EnvLookup,
     #[cfg_attr(
         not(feature = "mcp"),
-        expect(dead_code, reason = "only a build with the MCP client starts a server late")
+        expect(
+            dead_code,
+            reason = "only a build with the MCP client starts a server late"
+        )
     )]
     options: McpOptions,
     /// Each server started during the session, by name (one session of its own each).

@@ -20,7 +20,7 @@ use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
 
 use crate::mcp::minimal_environment;
 use crate::settings::Settings;
-use crate::trust::{Snapshot, SnapshotError, exec_launch, shell_launch, snapshots_dir};
+use crate::trust::{Snapshot, exec_launch, shell_launch, take_for_run};
 
 use super::admission::admitted_hook_digest;
 use super::config::{HookDefinition, HookKind};
@@ -145,23 +145,13 @@ pub fn trusted_run(settings: &Settings, definition: &HookDefinition) -> Result<T
     else {
         return Ok(TrustedRun { snapshot: None });
     };
-    let root = project
-        .root
-        .canonicalize()
-        .unwrap_or_else(|_| project.root.clone());
-    let snapshot = Snapshot::take(
-        &snapshots_dir(config),
+    let snapshot = take_for_run(
+        config,
+        &project.root,
         &digest.value,
-        &root,
         &digest.manifest,
-    )
-    .map_err(|error| match error {
-        SnapshotError::Lapsed { .. } => format!(
-            "{error}; review it, then run `earshot hooks trust {}`",
-            definition.name
-        ),
-        other => other.to_string(),
-    })?;
+        &format!("earshot hooks trust {}", definition.name),
+    )?;
     Ok(TrustedRun { snapshot })
 }
 

@@ -15,10 +15,7 @@ use std::path::PathBuf;
 use crate::names::SourceKind;
 use crate::settings::{Layer, Settings};
 use crate::sources::{Scope, admission};
-use crate::trust::{
-    Snapshot, SnapshotError, TrustKey, TrustState, exec_launch, snapshots_dir, user_key,
-    written_by_earshot,
-};
+use crate::trust::{TrustKey, TrustState, exec_launch, take_for_run, user_key, written_by_earshot};
 
 use super::config::{ServerDefinition, ServerEntry, Transport};
 use super::digest::{DigestError, ServerDigest, server_digest};
@@ -147,23 +144,13 @@ fn launch_definition(
     else {
         return Ok(definition.clone());
     };
-    let root = project
-        .root
-        .canonicalize()
-        .unwrap_or_else(|_| project.root.clone());
-    let snapshot = Snapshot::take(
-        &snapshots_dir(config),
+    let snapshot = take_for_run(
+        config,
+        &project.root,
         &digest.value,
-        &root,
         &digest.manifest,
-    )
-    .map_err(|error| match error {
-        SnapshotError::Lapsed { .. } => format!(
-            "{error}; review it, then run `earshot mcp trust {}`",
-            entry.name
-        ),
-        other => other.to_string(),
-    })?;
+        &format!("earshot mcp trust {}", entry.name),
+    )?;
     let start = start_dir(settings, entry);
     let dir = cwd.as_deref().map(|own| start.join(own)).unwrap_or(start);
     let launch = exec_launch(snapshot.as_ref(), &project.root, &dir, command, args, env);

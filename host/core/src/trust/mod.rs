@@ -28,6 +28,7 @@ pub use record::{
 };
 pub use snapshot::{
     Launch, SNAPSHOTS_DIR, Snapshot, SnapshotError, exec_launch, shell_launch, snapshots_dir,
+    take_for_run,
 };
 pub use written::{record_written, written_by_earshot};
 

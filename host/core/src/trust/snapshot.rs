@@ -500,6 +500,29 @@ pub fn snapshots_dir(config_dir: &Path) -> PathBuf {
     config_dir.join("cache").join(SNAPSHOTS_DIR)
 }
 
+/// [`Snapshot::take`] as a trusted hook or server needs it: under `config_dir`'s snapshots
+/// folder, for the canonical `project_root`, with a lapsed trust told as one line ending in the
+/// command that trusts it again (`retrust`, e.g. `earshot hooks trust NAME`).
+///
+/// # Errors
+/// The one-line text of a [`SnapshotError`].
+pub fn take_for_run(
+    config_dir: &Path,
+    project_root: &Path,
+    digest: &str,
+    manifest: &Manifest,
+    retrust: &str,
+) -> Result<Option<Snapshot>, String> {
+    let root = project_root
+        .canonicalize()
+        .unwrap_or_else(|_| project_root.to_path_buf());
+    Snapshot::take(&snapshots_dir(config_dir), digest, &root, manifest).map_err(|error| match error
+    {
+        SnapshotError::Lapsed { .. } => format!("{error}; review it, then run `{retrust}`"),
+        other => other.to_string(),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
